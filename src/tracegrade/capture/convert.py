@@ -1,0 +1,92 @@
+"""SDK `ReadableSpan` to `SpanRow`: the exporter's half of "same span, same row"."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import ReadableSpan
+
+from tracegrade.store.rows import (
+    EMPTY_LIST,
+    SpanRow,
+    attributes_json,
+    event_dict,
+    link_dict,
+    span_id_hex,
+    to_json,
+    trace_id_hex,
+)
+
+
+class RowBuilder:
+    """Builds rows for a batch, encoding each distinct resource once."""
+
+    def __init__(self, source: str = "exporter") -> None:
+        self._source = source
+        self._resources: dict[int, tuple[Resource, str, str | None]] = {}
+
+    def rows(self, spans: Sequence[ReadableSpan]) -> list[SpanRow]:
+        return [self.row(span) for span in spans]
+
+    def row(self, span: ReadableSpan) -> SpanRow:
+        context = span.context
+        assert context is not None  # a finished SDK span always has one
+        parent = span.parent
+        status = span.status
+        scope = span.instrumentation_scope
+        resource_json, service = self._resource(span.resource)
+        return SpanRow(
+            trace_id=trace_id_hex(context.trace_id),
+            span_id=span_id_hex(context.span_id),
+            parent_span_id=span_id_hex(parent.span_id) if parent is not None else None,
+            name=span.name,
+            kind=span.kind.name,
+            start_ns=span.start_time or 0,
+            end_ns=span.end_time or span.start_time or 0,
+            status_code=status.status_code.name,
+            status_message=status.description or None,
+            service_name=service,
+            scope_name=scope.name if scope else None,
+            scope_version=(scope.version or None) if scope else None,
+            attributes=attributes_json(span.attributes),
+            resource=resource_json,
+            events=_events(span),
+            links=_links(span),
+            source=self._source,
+        )
+
+    def _resource(self, resource: Resource) -> tuple[str, str | None]:
+        # Keyed by identity and holding the object, so a recycled id cannot alias.
+        cached = self._resources.get(id(resource))
+        if cached is None or cached[0] is not resource:
+            service = resource.attributes.get("service.name")
+            cached = (resource, attributes_json(resource.attributes), _str_or_none(service))
+            self._resources[id(resource)] = cached
+        return cached[1], cached[2]
+
+
+def _events(span: ReadableSpan) -> str:
+    if not span.events:
+        return EMPTY_LIST
+    return to_json([event_dict(e.name, e.timestamp, e.attributes) for e in span.events])
+
+
+def _links(span: ReadableSpan) -> str:
+    if not span.links:
+        return EMPTY_LIST
+    return to_json(
+        [
+            link_dict(
+                trace_id_hex(link.context.trace_id),
+                span_id_hex(link.context.span_id),
+                link.attributes,
+            )
+            for link in span.links
+        ]
+    )
+
+
+def _str_or_none(value: Any) -> str | None:
+    return None if value is None else str(value)

@@ -1,0 +1,40 @@
+"""Errors a user can fix.
+
+The library raises subclasses of `TracegradeError` with a message that names the bad
+value and, where there is one, the fix. The CLI prints that message on one line without
+a traceback; anything else is a bug and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+
+class TracegradeError(Exception):
+    """A problem the user can fix: bad input, a locked database, a missing file."""
+
+
+class DatabaseError(TracegradeError):
+    """The DuckDB file cannot be opened or used as asked."""
+
+
+class DatabaseLockedError(DatabaseError):
+    """Another process holds the DuckDB file for writing."""
+
+
+class IngestError(TracegradeError):
+    """A trace file or OTLP payload cannot be decoded."""
+
+
+class EvalSetError(TracegradeError):
+    """An eval set, test file or criteria config is malformed."""
+
+
+class ConfigError(TracegradeError):
+    """Criteria, prices or another configuration value is invalid."""
+
+
+class AgentLoadError(TracegradeError):
+    """An agent reference cannot be imported."""
+
+
+class ScriptError(TracegradeError):
+    """A scripted model was asked for more responses than its script holds, or the script is bad."""

@@ -1,0 +1,95 @@
+"""Opening the DuckDB file: path resolution, migrations, views, and lock diagnostics."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import duckdb
+
+from tracegrade._resources import sql_files
+from tracegrade.errors import DatabaseError, DatabaseLockedError
+from tracegrade.store.migrations import migrate, pending
+
+DEFAULT_DB = "tracegrade.duckdb"
+DB_ENV = "TRACEGRADE_DB"
+
+_LOCK_HOLDER = re.compile(r"Conflicting lock is held in (?P<exe>.*?) \(PID (?P<pid>\d+)\)")
+
+
+def resolve_path(path: str | os.PathLike[str] | None = None) -> Path:
+    """The database to use: the argument, else `$TRACEGRADE_DB`, else ./tracegrade.duckdb."""
+    chosen = path or os.environ.get(DB_ENV) or DEFAULT_DB
+    return Path(chosen).expanduser()
+
+
+def connect(
+    path: str | os.PathLike[str] | None = None, *, read_only: bool = False
+) -> duckdb.DuckDBPyConnection:
+    """Open the database, migrated and with every view of `queries/views/` in place.
+
+    A writable open migrates the file and (re)creates the views in it, so any DuckDB
+    client sees them. A read-only open never changes the file: it refuses a file that
+    lacks migrations and defines the views as temporary ones, current for this tracegrade.
+    """
+    db = resolve_path(path)
+    if read_only and not db.exists():
+        raise DatabaseError(f"no database at {db}: nothing has been recorded there yet")
+    connection = _open(db, read_only)
+    try:
+        if read_only:
+            _require_migrated(connection, db)
+        else:
+            db.parent.mkdir(parents=True, exist_ok=True)
+            migrate(connection)
+        apply_views(connection, temporary=read_only)
+    except BaseException:
+        connection.close()
+        raise
+    return connection
+
+
+def apply_views(connection: duckdb.DuckDBPyConnection, *, temporary: bool = False) -> None:
+    for path in sql_files("views"):
+        sql = path.read_text()
+        if temporary:
+            sql = sql.replace("CREATE OR REPLACE VIEW", "CREATE OR REPLACE TEMP VIEW")
+        connection.execute(sql)
+
+
+def _open(db: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
+    try:
+        return duckdb.connect(str(db), read_only=read_only)
+    except duckdb.IOException as exc:
+        holder = _LOCK_HOLDER.search(str(exc))
+        if holder:
+            raise DatabaseLockedError(_locked_message(db, int(holder["pid"]))) from None
+        raise DatabaseError(f"cannot open {db}: {exc}") from None
+
+
+def _locked_message(db: Path, pid: int) -> str:
+    command = _command_line(pid)
+    hint = (
+        "it is being served: query it through that server, or stop it first"
+        if "serve" in command
+        else "wait for it to finish, or stop it"
+    )
+    return f"{db} is locked by process {pid} ({command}): {hint}"
+
+
+def _command_line(pid: int) -> str:
+    try:
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return "command unknown"
+    return raw.replace(b"\0", b" ").decode(errors="replace").strip() or "command unknown"
+
+
+def _require_migrated(connection: duckdb.DuckDBPyConnection, db: Path) -> None:
+    missing = pending(connection)
+    if missing:
+        raise DatabaseError(
+            f"{db} was written by an older tracegrade (missing {', '.join(missing)}): "
+            "open it once for writing, e.g. `tracegrade ingest` with no files, to upgrade it"
+        )

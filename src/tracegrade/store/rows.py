@@ -1,0 +1,89 @@
+"""The row every ingest path writes, and the JSON encoding of OTel values.
+
+The in-process exporter and the OTLP decoder both build `SpanRow`s through the helpers
+here, so a span gives the same row whichever way it arrived.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
+
+
+class SpanRow(NamedTuple):
+    """One `spans` row, in column order (`ingested_at` is filled in by the database)."""
+
+    trace_id: str
+    span_id: str
+    parent_span_id: str | None
+    name: str
+    kind: str
+    start_ns: int
+    end_ns: int
+    status_code: str
+    status_message: str | None
+    service_name: str | None
+    scope_name: str | None
+    scope_version: str | None
+    attributes: str
+    resource: str
+    events: str
+    links: str
+    source: str
+
+
+SPAN_COLUMNS: tuple[str, ...] = SpanRow._fields
+INTEGER_COLUMNS = frozenset({"start_ns", "end_ns"})
+
+EMPTY_LIST = "[]"
+EMPTY_OBJECT = "{}"
+
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+
+
+def trace_id_hex(value: int) -> str:
+    return f"{value:032x}"
+
+
+def span_id_hex(value: int) -> str:
+    return f"{value:016x}"
+
+
+def to_json(value: Any) -> str:
+    """Compact JSON of attribute-like data. Values JSON cannot hold are made to fit."""
+    try:
+        return _dumps(value)
+    except (TypeError, ValueError):
+        return _dumps(_jsonable(value))
+
+
+def attributes_json(attributes: Mapping[str, Any] | None) -> str:
+    if not attributes:
+        return EMPTY_OBJECT
+    return to_json(dict(attributes))
+
+
+def _jsonable(value: Any) -> Any:
+    """Bytes become base64 (as in OTLP/JSON); NaN and infinities become strings."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode()
+    if isinstance(value, Mapping):
+        return {str(key): _jsonable(item) for key, item in value.items()}
+    if isinstance(value, Sequence) and not isinstance(value, str):
+        return [_jsonable(item) for item in value]
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    return str(value)
+
+
+def event_dict(name: str, time_ns: int, attributes: Mapping[str, Any] | None) -> dict[str, Any]:
+    return {"name": name, "time_ns": time_ns, "attributes": dict(attributes or {})}
+
+
+def link_dict(trace_id: str, span_id: str, attributes: Mapping[str, Any] | None) -> dict[str, Any]:
+    return {"trace_id": trace_id, "span_id": span_id, "attributes": dict(attributes or {})}
