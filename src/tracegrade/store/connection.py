@@ -51,10 +51,12 @@ def connect(
 
 
 def apply_views(connection: duckdb.DuckDBPyConnection, *, temporary: bool = False) -> None:
-    for path in sql_files("views"):
+    """(Re)create the SQL macros and views, in file order (macros first: views use them)."""
+    for path in [*sql_files("macros"), *sql_files("views")]:
         sql = path.read_text()
         if temporary:
             sql = sql.replace("CREATE OR REPLACE VIEW", "CREATE OR REPLACE TEMP VIEW")
+            sql = sql.replace("CREATE OR REPLACE MACRO", "CREATE OR REPLACE TEMP MACRO")
         connection.execute(sql)
 
 

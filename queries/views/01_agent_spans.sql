@@ -1,0 +1,148 @@
+-- agent_spans: one row per span, normalised across the conventions agents emit:
+-- ADK schema v2 (google-adk 2.x default), ADK schema v1 (ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN=1),
+-- OpenInference, plain OTel GenAI semantic conventions, and tracegrade's own eval-turn spans.
+-- Columns that do not apply to a span are NULL; a count nobody reported is NULL, never 0.
+CREATE OR REPLACE VIEW agent_spans AS
+WITH raw AS (
+    SELECT
+        s.*,
+        s.attributes->>'gen_ai.operation.name'   AS gen_op,
+        s.attributes->>'openinference.span.kind' AS oi_kind,
+        s.scope_name = 'gcp.vertex.agent'
+            OR s.attributes->>'gcp.vertex.agent.invocation_id' IS NOT NULL AS from_adk,
+        -- ADK schema v1 leaves these marks; v1 and v2 invoke_agent spans look alike,
+        -- so the schema is decided per trace.
+        bool_or(
+            (s.scope_name = 'gcp.vertex.agent' AND s.name IN ('invocation', 'call_llm'))
+            OR s.attributes->>'gcp.vertex.agent.tool_call_args' IS NOT NULL
+        ) OVER (PARTITION BY s.trace_id) AS trace_is_adk_v1,
+        -- With ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS=false, v1 writes '{}' for every content
+        -- attribute, which would read as a call with no arguments. The empty model request
+        -- (never '{}' when captured) tells the two apart.
+        bool_or(
+            s.name = 'call_llm' AND s.attributes->>'gcp.vertex.agent.llm_request' = '{}'
+        ) OVER (PARTITION BY s.trace_id) AS trace_hides_adk_v1_content,
+        CASE WHEN s.events <> '[]' THEN list_filter(
+            json_extract(s.events, '$[*]'), lambda e: json_extract_string(e, '$.name') = 'exception'
+        ) END AS exceptions
+    FROM spans s
+),
+classified AS (
+    SELECT
+        raw.*,
+        CASE
+            WHEN attributes->>'tracegrade.run_id' IS NOT NULL THEN 'eval_turn'
+            WHEN gen_op = 'execute_tool' AND attributes->>'gen_ai.tool.name' = '(merged tools)'
+                THEN 'merged_tools'
+            -- v1's call_llm wraps the generate_content span, except under OpenInference,
+            -- which suppresses the child and moves its attributes up.
+            WHEN from_adk AND name = 'call_llm' AND gen_op IS NULL THEN 'llm_wrapper'
+            WHEN from_adk AND name = 'invocation' THEN 'workflow'
+            WHEN gen_op IN ('generate_content', 'chat', 'text_completion') THEN 'llm'
+            WHEN gen_op = 'execute_tool' THEN 'tool'
+            WHEN gen_op IN ('invoke_agent', 'create_agent') THEN 'agent'
+            WHEN gen_op = 'invoke_workflow' THEN 'workflow'
+            WHEN oi_kind = 'LLM' THEN 'llm'
+            WHEN oi_kind = 'TOOL' THEN 'tool'
+            WHEN oi_kind = 'AGENT' THEN 'agent'
+            WHEN oi_kind = 'CHAIN' AND name LIKE 'invocation%' THEN 'workflow'
+            WHEN attributes->>'gen_ai.system' IS NOT NULL THEN 'llm'
+        END AS op,
+        CASE
+            WHEN attributes->>'tracegrade.run_id' IS NOT NULL THEN 'tracegrade'
+            WHEN oi_kind IS NOT NULL THEN 'openinference'
+            WHEN from_adk AND trace_is_adk_v1 THEN 'adk_v1'
+            WHEN from_adk THEN 'adk_v2'
+            WHEN gen_op IS NOT NULL OR attributes->>'gen_ai.system' IS NOT NULL THEN 'genai_semconv'
+            ELSE 'other'
+        END AS convention
+    FROM raw
+)
+SELECT
+    trace_id,
+    span_id,
+    parent_span_id,
+    name,
+    op,
+    convention,
+    start_ns,
+    end_ns,
+    (end_ns - start_ns) / 1e6 AS duration_ms,
+    status_code,
+    status_message,
+    status_code = 'ERROR' AS is_error,
+    coalesce(
+        attributes->>'error.type',
+        CASE WHEN status_code = 'ERROR' THEN exceptions[1]->'attributes'->>'exception.type' END
+    ) AS error_type,
+    -- The first exception event: how a raised error is recorded.
+    exceptions[1]->'attributes'->>'exception.type' AS exception_type,
+    exceptions[1]->'attributes'->>'exception.message' AS exception_message,
+    coalesce(
+        attributes->>'gen_ai.conversation.id',
+        attributes->>'gcp.vertex.agent.session_id',
+        attributes->>'session.id'
+    ) AS session_id,
+    attributes->>'gcp.vertex.agent.invocation_id' AS invocation_id,
+    coalesce(attributes->>'tracegrade.user_id', attributes->>'user.id') AS user_id,
+    coalesce(
+        attributes->>'gen_ai.agent.name',
+        attributes->>'agent.name',
+        CASE WHEN op = 'workflow' THEN attributes->>'gen_ai.workflow.name' END
+    ) AS agent_name,
+    CASE WHEN op IN ('tool', 'merged_tools')
+        THEN coalesce(attributes->>'gen_ai.tool.name', attributes->>'tool.name') END AS tool_name,
+    CASE WHEN op = 'tool'
+        THEN nullif(coalesce(attributes->>'gen_ai.tool.call.id', attributes->>'tool.id'), '<not specified>')
+    END AS tool_call_id,
+    CASE WHEN op = 'tool' THEN attributes->>'gen_ai.tool.type' END AS tool_type,
+    CASE WHEN op = 'tool' THEN coalesce(
+        attributes->>'gen_ai.tool.call.arguments',
+        CASE WHEN NOT trace_hides_adk_v1_content THEN attributes->>'gcp.vertex.agent.tool_call_args' END,
+        attributes->>'tool.parameters',
+        CASE WHEN oi_kind = 'TOOL' THEN attributes->>'input.value' END
+    ) END AS tool_args,
+    CASE WHEN op = 'tool' THEN coalesce(
+        attributes->>'gen_ai.tool.call.result',
+        CASE WHEN NOT trace_hides_adk_v1_content THEN attributes->>'gcp.vertex.agent.tool_response' END,
+        CASE WHEN oi_kind = 'TOOL' THEN attributes->>'output.value' END
+    ) END AS tool_result,
+    CASE WHEN op IN ('llm', 'llm_wrapper') THEN coalesce(
+        attributes->>'gen_ai.request.model',
+        attributes->>'gen_ai.response.model',
+        attributes->>'llm.model_name'
+    ) END AS model,
+    -- Token counts only on 'llm' spans: ADK v1 repeats them on the call_llm wrapper.
+    CASE WHEN op = 'llm' THEN coalesce(
+        attributes->>'gen_ai.usage.input_tokens',
+        attributes->>'gen_ai.usage.prompt_tokens',
+        attributes->>'llm.token_count.prompt'
+    )::BIGINT END AS input_tokens,
+    CASE WHEN op = 'llm' THEN coalesce(
+        attributes->>'gen_ai.usage.output_tokens',
+        attributes->>'gen_ai.usage.completion_tokens',
+        attributes->>'llm.token_count.completion'
+    )::BIGINT END AS output_tokens,
+    CASE WHEN op = 'llm' THEN coalesce(
+        attributes->>'gen_ai.usage.reasoning.output_tokens',
+        attributes->>'llm.token_count.completion_details.reasoning'
+    )::BIGINT END AS reasoning_tokens,
+    CASE WHEN op = 'llm' THEN coalesce(
+        attributes->>'gen_ai.usage.cache_read.input_tokens',
+        attributes->>'llm.token_count.prompt_details.cache_read'
+    )::BIGINT END AS cached_tokens,
+    CASE WHEN op = 'llm' THEN attributes->'gen_ai.response.finish_reasons' END AS finish_reasons,
+    CASE WHEN op IN ('llm', 'llm_wrapper') THEN coalesce(
+        attributes->>'gen_ai.input.messages',
+        attributes->>'gcp.vertex.agent.llm_request',
+        CASE WHEN oi_kind = 'LLM' THEN attributes->>'input.value' END
+    ) END AS input_messages,
+    CASE WHEN op IN ('llm', 'llm_wrapper') THEN coalesce(
+        attributes->>'gen_ai.output.messages',
+        attributes->>'gcp.vertex.agent.llm_response',
+        CASE WHEN oi_kind = 'LLM' THEN attributes->>'output.value' END
+    ) END AS output_messages,
+    service_name,
+    scope_name,
+    attributes
+FROM classified

@@ -1,0 +1,58 @@
+-- span_tree: every span placed in its user turn. One row per span.
+-- A turn is rooted at tracegrade's eval-turn span when there is one, else at the outermost
+-- workflow or agent span (an application may wrap several turns in one trace of its own);
+-- model and tool spans outside any agent span belong to their trace's root.
+--   turn_span_id   the span the turn is rooted at
+--   tool_depth     how many tool spans enclose this one inside its turn: > 0 means the work
+--                  of an AgentTool (a separate ADK session), which ADK eval does not count
+--   agent_path     enclosing agent names joined with '.', e.g. fanout.news_branch
+--   depth          distance from the trace's root
+CREATE OR REPLACE VIEW span_tree AS
+WITH RECURSIVE roots AS (
+    SELECT s.*
+    FROM agent_spans s
+    WHERE s.parent_span_id IS NULL
+       OR NOT EXISTS (
+            SELECT 1 FROM spans p WHERE p.trace_id = s.trace_id AND p.span_id = s.parent_span_id
+       )
+),
+walk AS (
+    SELECT
+        trace_id,
+        span_id,
+        op,
+        span_id AS trace_root_span_id,
+        CASE WHEN op IN ('eval_turn', 'workflow', 'agent') THEN span_id END AS turn_span_id,
+        0 AS tool_depth,
+        CASE WHEN op = 'agent' THEN agent_name END AS agent_path,
+        0 AS depth
+    FROM roots
+    UNION ALL
+    SELECT
+        c.trace_id,
+        c.span_id,
+        c.op,
+        w.trace_root_span_id,
+        CASE
+            WHEN w.turn_span_id IS NULL AND c.op IN ('eval_turn', 'workflow', 'agent') THEN c.span_id
+            ELSE w.turn_span_id
+        END,
+        w.tool_depth + CASE WHEN w.op = 'tool' AND w.turn_span_id IS NOT NULL THEN 1 ELSE 0 END,
+        CASE
+            WHEN c.op = 'agent' AND w.agent_path IS NOT NULL THEN w.agent_path || '.' || c.agent_name
+            WHEN c.op = 'agent' THEN c.agent_name
+            ELSE w.agent_path
+        END,
+        w.depth + 1
+    FROM walk w
+    JOIN agent_spans c ON c.trace_id = w.trace_id AND c.parent_span_id = w.span_id
+)
+SELECT
+    trace_id,
+    span_id,
+    coalesce(turn_span_id, trace_root_span_id) AS turn_span_id,
+    trace_id || '-' || coalesce(turn_span_id, trace_root_span_id) AS turn_id,
+    tool_depth,
+    agent_path,
+    depth
+FROM walk

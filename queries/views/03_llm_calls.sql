@@ -1,0 +1,51 @@
+-- llm_calls: one row per model call, in the turn it belongs to.
+-- Calls made inside an AgentTool (a separate ADK session) are kept but flagged
+-- in_agent_tool and get no seq, as ADK eval does not count them in the outer turn.
+CREATE OR REPLACE VIEW llm_calls AS
+WITH calls AS (
+    SELECT
+        t.turn_id,
+        t.tool_depth,
+        t.agent_path,
+        s.*,
+        -- ADK v1 records messages on the call_llm wrapper, tokens on its child.
+        coalesce(s.input_messages, w.input_messages) AS request_messages,
+        coalesce(s.output_messages, w.output_messages) AS response_messages
+    FROM agent_spans s
+    JOIN span_tree t USING (trace_id, span_id)
+    LEFT JOIN agent_spans w
+        ON w.trace_id = s.trace_id AND w.span_id = s.parent_span_id AND w.op = 'llm_wrapper'
+    WHERE s.op = 'llm'
+)
+SELECT
+    turn_id,
+    trace_id,
+    span_id,
+    CASE WHEN tool_depth = 0 THEN row_number() OVER (
+        PARTITION BY turn_id, tool_depth = 0 ORDER BY start_ns, span_id
+    ) END AS seq,
+    tool_depth > 0 AS in_agent_tool,
+    agent_name,
+    agent_path,
+    model,
+    input_tokens,
+    output_tokens,
+    reasoning_tokens,
+    cached_tokens,
+    CASE WHEN input_tokens IS NOT NULL OR output_tokens IS NOT NULL
+        THEN coalesce(input_tokens, 0) + coalesce(output_tokens, 0) END AS total_tokens,
+    finish_reasons,
+    is_error,
+    error_type,
+    status_message AS error_message,
+    start_ns,
+    end_ns,
+    duration_ms,
+    session_id,
+    invocation_id,
+    tg_user_text(request_messages) AS user_text,
+    tg_output_text(response_messages) AS output_text,
+    tg_output_tool_calls(response_messages) AS output_tool_calls,
+    request_messages IS NOT NULL OR response_messages IS NOT NULL AS content_captured,
+    convention
+FROM calls

@@ -1,0 +1,103 @@
+-- turns: one row per user turn (an ADK invocation; in eval runs, one replayed turn).
+-- Counts and tokens cover the turn's own work: AgentTool internals are excluded, as in
+-- ADK eval. Token sums are NULL when no model call reported that count.
+CREATE OR REPLACE VIEW turns AS
+WITH members AS (
+    SELECT t.turn_id, t.turn_span_id, t.tool_depth, t.depth, s.*
+    FROM span_tree t
+    JOIN agent_spans s USING (trace_id, span_id)
+),
+summary AS (
+    SELECT
+        turn_id,
+        any_value(trace_id) AS trace_id,
+        any_value(turn_span_id) AS root_span_id,
+        arg_min(session_id, start_ns) FILTER (tool_depth = 0 AND session_id IS NOT NULL) AS session_id,
+        arg_min(invocation_id, start_ns) FILTER (tool_depth = 0 AND invocation_id IS NOT NULL)
+            AS invocation_id,
+        arg_min(agent_name, depth) FILTER (tool_depth = 0 AND op IN ('workflow', 'agent')) AS root_agent,
+        arg_min(is_error, depth) FILTER (
+            tool_depth = 0 AND op IN ('eval_turn', 'workflow', 'agent') AND is_error
+        ) AS is_error,
+        arg_min(coalesce(error_type, 'error'), depth) FILTER (
+            tool_depth = 0 AND op IN ('eval_turn', 'workflow', 'agent') AND is_error
+        ) AS error_type,
+        arg_min(status_message, depth) FILTER (
+            tool_depth = 0 AND op IN ('eval_turn', 'workflow', 'agent') AND is_error
+        ) AS error_message,
+        mode(convention) FILTER (op IS NOT NULL AND op <> 'eval_turn') AS convention,
+        bool_or(op IN ('eval_turn', 'workflow', 'agent', 'llm', 'tool')) AS is_agent_turn
+    FROM members
+    GROUP BY turn_id
+),
+llm AS (
+    SELECT
+        turn_id,
+        count(*) AS llm_calls,
+        count(*) FILTER (is_error) AS llm_errors,
+        sum(input_tokens) AS input_tokens,
+        sum(output_tokens) AS output_tokens,
+        sum(reasoning_tokens) AS reasoning_tokens,
+        sum(cached_tokens) AS cached_tokens,
+        sum(total_tokens) AS total_tokens,
+        list(DISTINCT model ORDER BY model) FILTER (model IS NOT NULL) AS models,
+        arg_min(user_text, seq) FILTER (user_text IS NOT NULL) AS user_text,
+        -- The final response is the last model call of the turn, if it answered in text
+        -- and asked for no tool (same rule as ADK eval's final response).
+        arg_max(
+            CASE WHEN coalesce(output_tool_calls, 0) = 0 THEN output_text END, end_ns
+        ) AS final_text
+    FROM llm_calls
+    WHERE seq IS NOT NULL
+    GROUP BY turn_id
+),
+tools AS (
+    SELECT
+        turn_id,
+        count(*) AS tool_calls,
+        count(*) FILTER (is_error) AS tool_errors,
+        bool_and(args_captured) AS args_captured
+    FROM tool_calls
+    WHERE seq IS NOT NULL
+    GROUP BY turn_id
+)
+SELECT
+    s.turn_id,
+    s.trace_id,
+    s.root_span_id,
+    r.name AS root_name,
+    r.attributes->>'tracegrade.run_id' AS run_id,
+    r.attributes->>'tracegrade.eval_set_id' AS eval_set_id,
+    r.attributes->>'tracegrade.case_id' AS case_id,
+    (r.attributes->>'tracegrade.repeat')::INTEGER AS repeat,
+    (r.attributes->>'tracegrade.turn_index')::INTEGER AS turn_index,
+    s.session_id,
+    s.invocation_id,
+    r.user_id,
+    s.root_agent,
+    s.convention,
+    r.start_ns,
+    r.end_ns,
+    make_timestamp(r.start_ns // 1000) AS started_at,
+    r.duration_ms AS latency_ms,
+    coalesce(l.llm_calls, 0) AS llm_calls,
+    coalesce(l.llm_errors, 0) AS llm_errors,
+    coalesce(t.tool_calls, 0) AS tool_calls,
+    coalesce(t.tool_errors, 0) AS tool_errors,
+    l.input_tokens,
+    l.output_tokens,
+    l.reasoning_tokens,
+    l.cached_tokens,
+    l.total_tokens,
+    coalesce(l.models, []) AS models,
+    coalesce(r.attributes->>'tracegrade.user_text', l.user_text) AS user_text,
+    coalesce(r.attributes->>'tracegrade.final_text', l.final_text) AS final_text,
+    t.args_captured,
+    coalesce(s.is_error, false) AS is_error,
+    s.error_type,
+    s.error_message
+FROM summary s
+JOIN agent_spans r ON r.trace_id = s.trace_id AND r.span_id = s.root_span_id
+LEFT JOIN llm l USING (turn_id)
+LEFT JOIN tools t USING (turn_id)
+WHERE s.is_agent_turn

@@ -1,0 +1,15 @@
+"""Ingest: OTLP decoding shared by every path, trace files, and the OTLP receiver."""
+
+from tracegrade.ingest.files import FileReport, ingest_file, ingest_files
+from tracegrade.ingest.otlp import Decoded, decode_protobuf, decode_request
+from tracegrade.ingest.otlp_json import decode_json
+
+__all__ = [
+    "Decoded",
+    "FileReport",
+    "decode_json",
+    "decode_protobuf",
+    "decode_request",
+    "ingest_file",
+    "ingest_files",
+]

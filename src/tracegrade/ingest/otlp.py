@@ -1,0 +1,167 @@
+"""OTLP `ExportTraceServiceRequest` to `SpanRow`s: the decoder every ingest path shares.
+
+Protobuf is decoded directly; OTLP/JSON is first parsed into the same protobuf message
+(see `otlp_json`), so a span gives the same row whichever encoding carried it, and the
+same row the in-process exporter writes.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from google.protobuf.message import DecodeError
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
+from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, Span
+
+from tracegrade.errors import IngestError
+from tracegrade.store.rows import (
+    EMPTY_LIST,
+    EMPTY_OBJECT,
+    SpanRow,
+    event_dict,
+    link_dict,
+    to_json,
+)
+
+_KINDS = {0: "UNSPECIFIED", 1: "INTERNAL", 2: "SERVER", 3: "CLIENT", 4: "PRODUCER", 5: "CONSUMER"}
+_STATUS = {0: "UNSET", 1: "OK", 2: "ERROR"}
+
+
+@dataclass
+class Decoded:
+    """Rows decoded from one request, and the spans refused with the first reasons why."""
+
+    rows: list[SpanRow] = field(default_factory=list)
+    rejected: int = 0
+    reasons: list[str] = field(default_factory=list)
+
+    def reject(self, reason: str) -> None:
+        self.rejected += 1
+        if len(self.reasons) < 5:
+            self.reasons.append(reason)
+
+    def extend(self, other: Decoded) -> None:
+        self.rows.extend(other.rows)
+        self.rejected += other.rejected
+        self.reasons.extend(other.reasons[: max(0, 5 - len(self.reasons))])
+
+
+def parse_protobuf(body: bytes) -> ExportTraceServiceRequest:
+    try:
+        request: ExportTraceServiceRequest = ExportTraceServiceRequest.FromString(body)
+    except (DecodeError, RecursionError, ValueError) as exc:
+        raise IngestError(f"not an OTLP ExportTraceServiceRequest in protobuf: {exc}") from None
+    return request
+
+
+def decode_protobuf(body: bytes, source: str) -> Decoded:
+    return decode_request(parse_protobuf(body), source)
+
+
+def decode_request(request: ExportTraceServiceRequest, source: str) -> Decoded:
+    decoded = Decoded()
+    for resource_spans in request.resource_spans:
+        _decode_resource(resource_spans, source, decoded)
+    return decoded
+
+
+def _decode_resource(resource_spans: ResourceSpans, source: str, decoded: Decoded) -> None:
+    resource = _attributes(resource_spans.resource.attributes)
+    resource_json = to_json(resource) if resource else EMPTY_OBJECT
+    service = resource.get("service.name")
+    service_name = None if service is None else str(service)
+    for scope_spans in resource_spans.scope_spans:
+        scope = scope_spans.scope
+        context = (service_name, scope.name or None, scope.version or None, resource_json, source)
+        for span in scope_spans.spans:
+            problem = _invalid(span)
+            if problem:
+                decoded.reject(problem)
+            else:
+                decoded.rows.append(_row(span, *context))
+
+
+def _invalid(span: Span) -> str | None:
+    if len(span.trace_id) != 16 or not any(span.trace_id):
+        return f"span {span.name!r}: trace_id must be 16 bytes, not all zero"
+    if len(span.span_id) != 8 or not any(span.span_id):
+        return f"span {span.name!r}: span_id must be 8 bytes, not all zero"
+    if span.parent_span_id and len(span.parent_span_id) != 8:
+        return f"span {span.name!r}: parent_span_id must be 8 bytes"
+    return None
+
+
+def _row(
+    span: Span,
+    service_name: str | None,
+    scope_name: str | None,
+    scope_version: str | None,
+    resource_json: str,
+    source: str,
+) -> SpanRow:
+    attributes = _attributes(span.attributes)
+    return SpanRow(
+        trace_id=span.trace_id.hex(),
+        span_id=span.span_id.hex(),
+        parent_span_id=span.parent_span_id.hex() if span.parent_span_id else None,
+        name=span.name,
+        kind=_KINDS.get(span.kind, "UNSPECIFIED"),
+        start_ns=span.start_time_unix_nano,
+        end_ns=span.end_time_unix_nano or span.start_time_unix_nano,
+        status_code=_STATUS.get(span.status.code, "UNSET"),
+        status_message=span.status.message or None,
+        service_name=service_name,
+        scope_name=scope_name,
+        scope_version=scope_version,
+        attributes=to_json(attributes) if attributes else EMPTY_OBJECT,
+        resource=resource_json,
+        events=_events(span),
+        links=_links(span),
+        source=source,
+    )
+
+
+def _events(span: Span) -> str:
+    if not span.events:
+        return EMPTY_LIST
+    return to_json(
+        [event_dict(e.name, e.time_unix_nano, _attributes(e.attributes)) for e in span.events]
+    )
+
+
+def _links(span: Span) -> str:
+    if not span.links:
+        return EMPTY_LIST
+    return to_json(
+        [
+            link_dict(link.trace_id.hex(), link.span_id.hex(), _attributes(link.attributes))
+            for link in span.links
+        ]
+    )
+
+
+def _attributes(pairs: Iterable[KeyValue]) -> dict[str, Any]:
+    return {kv.key: _value(kv.value) for kv in pairs}
+
+
+def _value(value: AnyValue) -> Any:
+    kind = value.WhichOneof("value")
+    if kind == "string_value":
+        return value.string_value
+    if kind == "int_value":
+        return value.int_value
+    if kind == "double_value":
+        return value.double_value
+    if kind == "bool_value":
+        return value.bool_value
+    if kind == "array_value":
+        return [_value(item) for item in value.array_value.values]
+    if kind == "kvlist_value":
+        return _attributes(value.kvlist_value.values)
+    if kind == "bytes_value":
+        return base64.b64encode(value.bytes_value).decode()
+    return None

@@ -1,0 +1,47 @@
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from opentelemetry import trace
+from opentelemetry.sdk.trace import TracerProvider
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from adk_run import RoutingProcessor
+from tracegrade.capture import BlockingSpanProcessor, DuckDBSpanExporter
+from tracegrade.store import SpanWriter
+
+DATA = Path(__file__).parent / "data"
+
+_router = RoutingProcessor()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    provider = TracerProvider()
+    provider.add_span_processor(_router)
+    trace.set_tracer_provider(provider)
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "test.duckdb"
+
+
+@pytest.fixture
+def writer(db_path: Path) -> Iterator[SpanWriter]:
+    w = SpanWriter.open(db_path)
+    yield w
+    w.close()
+
+
+@pytest.fixture
+def captured(writer: SpanWriter) -> Iterator[BlockingSpanProcessor]:
+    """Spans of everything the test runs go through the real processor and exporter."""
+    processor = BlockingSpanProcessor(DuckDBSpanExporter(writer=writer))
+    _router.target = processor
+    yield processor
+    _router.target = None
+    processor.shutdown()
