@@ -93,5 +93,5 @@ def _require_migrated(connection: duckdb.DuckDBPyConnection, db: Path) -> None:
     if missing:
         raise DatabaseError(
             f"{db} was written by an older tracegrade (missing {', '.join(missing)}): "
-            "open it once for writing, e.g. `tracegrade ingest` with no files, to upgrade it"
+            "run `tracegrade db upgrade` to bring it up to date"
         )

@@ -1,0 +1,1 @@
+"""The `tracegrade` command line: one module per command, each a thin layer over the library."""

@@ -1,0 +1,46 @@
+"""What every command shares: the database option, and turning errors into exit codes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, TypeVar
+
+import typer
+
+from tracegrade.errors import TracegradeError
+from tracegrade.exit_codes import ExitCode
+
+DbOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--db",
+        help="DuckDB file [default: $TRACEGRADE_DB, else ./tracegrade.duckdb].",
+        show_default=False,
+    ),
+]
+
+T = TypeVar("T")
+
+
+def fail(message: str, code: ExitCode = ExitCode.USAGE_ERROR) -> typer.Exit:
+    """Print one line to stderr; the caller raises what this returns."""
+    typer.echo(f"tracegrade: {message}", err=True)
+    return typer.Exit(int(code))
+
+
+@contextmanager
+def user_errors() -> Iterator[None]:
+    """A `TracegradeError` becomes one line on stderr and exit code 2; bugs keep their traceback."""
+    try:
+        yield
+    except TracegradeError as exc:
+        raise fail(str(exc)) from None
+    except KeyboardInterrupt:
+        raise fail("interrupted", ExitCode.INTERRUPTED) from None
+
+
+def run(action: Callable[[], T]) -> T:
+    with user_errors():
+        return action()

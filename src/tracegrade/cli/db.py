@@ -1,0 +1,24 @@
+"""`tracegrade db ...`: where the database is, and bringing an old file up to date."""
+
+from __future__ import annotations
+
+import typer
+
+from tracegrade.cli._common import DbOption, user_errors
+from tracegrade.store import connect, resolve_path
+
+app = typer.Typer(help="The DuckDB file: its path, and upgrading it.", no_args_is_help=True)
+
+
+@app.command("path")
+def path(db: DbOption = None) -> None:
+    """Print the database path, to open it in any DuckDB client."""
+    typer.echo(str(resolve_path(db).resolve()))
+
+
+@app.command("upgrade")
+def upgrade(db: DbOption = None) -> None:
+    """Apply pending migrations and refresh the views and macros."""
+    with user_errors():
+        connect(db).close()
+    typer.echo(f"{resolve_path(db)} is up to date")

@@ -1,0 +1,49 @@
+"""`tracegrade ingest FILE...`: load trace files into the database."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from tracegrade.cli._common import DbOption, fail, user_errors
+from tracegrade.exit_codes import ExitCode
+from tracegrade.ingest import FileReport, ingest_files
+from tracegrade.store import SpanWriter, resolve_path
+
+
+def ingest(
+    files: Annotated[
+        list[Path], typer.Argument(help="OTLP trace files: JSON lines, protobuf, .gz, .zst.")
+    ],
+    db: DbOption = None,
+) -> None:
+    """Load OpenTelemetry trace files (e.g. the Collector's file exporter output).
+
+    Spans already stored are skipped, so loading a file twice adds nothing. A record
+    that cannot be decoded is reported with its file and line; the rest still load.
+    """
+    with user_errors():
+        writer = SpanWriter.open(db)
+        try:
+            reports = ingest_files(files, writer)
+        finally:
+            writer.close()
+    for report in reports:
+        for problem in report.bad_records:
+            typer.echo(problem, err=True)
+        typer.echo(_summary(report))
+    if any(not r.ok for r in reports):
+        raise fail(
+            f"some records could not be loaded into {resolve_path(db)}", ExitCode.USAGE_ERROR
+        )
+
+
+def _summary(report: FileReport) -> str:
+    parts = [f"{report.stored} spans stored", f"{report.duplicates} already present"]
+    if report.rejected_spans:
+        parts.append(f"{report.rejected_spans} rejected")
+    if report.bad_records:
+        parts.append(f"{len(report.bad_records)} bad records")
+    return f"{report.path}: {report.records} records, " + ", ".join(parts)

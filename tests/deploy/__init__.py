@@ -1,0 +1,1 @@
+"""Static checks of the deployment files (collector configs, docker-compose.yml, Dockerfile)."""
