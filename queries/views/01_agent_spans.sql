@@ -31,7 +31,9 @@ classified AS (
     SELECT
         raw.*,
         CASE
-            WHEN attributes->>'tracegrade.run_id' IS NOT NULL THEN 'eval_turn'
+            WHEN scope_name = 'tracegrade' AND name = 'tracegrade.eval_turn' THEN 'eval_turn'
+            WHEN scope_name = 'tracegrade' AND name = 'tracegrade.eval_run' THEN 'eval_run'
+            WHEN scope_name = 'tracegrade' AND name = 'tracegrade.eval_case' THEN 'eval_case'
             WHEN gen_op = 'execute_tool' AND attributes->>'gen_ai.tool.name' = '(merged tools)'
                 THEN 'merged_tools'
             -- v1's call_llm wraps the generate_content span, except under OpenInference,
@@ -49,7 +51,7 @@ classified AS (
             WHEN attributes->>'gen_ai.system' IS NOT NULL THEN 'llm'
         END AS op,
         CASE
-            WHEN attributes->>'tracegrade.run_id' IS NOT NULL THEN 'tracegrade'
+            WHEN scope_name = 'tracegrade' THEN 'tracegrade'
             WHEN oi_kind IS NOT NULL THEN 'openinference'
             WHEN from_adk AND trace_is_adk_v1 THEN 'adk_v1'
             WHEN from_adk THEN 'adk_v2'

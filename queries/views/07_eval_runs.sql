@@ -1,0 +1,26 @@
+-- eval_runs: one row per eval run (`tracegrade run`), read from the run's own span, so a
+-- run exported over OTLP is recorded wherever its turns land.
+CREATE OR REPLACE VIEW eval_runs AS
+WITH cases AS (
+    SELECT attributes->>'tracegrade.run_id' AS run_id, count(*) AS cases
+    FROM spans
+    WHERE scope_name = 'tracegrade' AND name = 'tracegrade.eval_case'
+    GROUP BY ALL
+)
+SELECT
+    r.attributes->>'tracegrade.run_id' AS run_id,
+    make_timestamp(r.start_ns // 1000) AS started_at,
+    r.attributes->>'tracegrade.agent' AS agent,
+    CAST(r.attributes->>'tracegrade.eval_sets' AS JSON) AS eval_sets,
+    from_json(r.attributes->'tracegrade.models', '["VARCHAR"]') AS models,
+    (r.attributes->>'tracegrade.repeats')::INTEGER AS repeats,
+    (r.attributes->>'tracegrade.parallel')::INTEGER AS parallel,
+    coalesce(c.cases, 0) AS cases,
+    r.attributes->>'tracegrade.adk_version' AS adk_version,
+    r.attributes->>'tracegrade.version' AS tracegrade_version,
+    r.attributes->>'tracegrade.git_commit' AS git_commit,
+    CAST(r.attributes->>'tracegrade.criteria' AS JSON) AS criteria,
+    r.trace_id
+FROM spans r
+LEFT JOIN cases c ON c.run_id = r.attributes->>'tracegrade.run_id'
+WHERE r.scope_name = 'tracegrade' AND r.name = 'tracegrade.eval_run'

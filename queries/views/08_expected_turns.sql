@@ -1,0 +1,25 @@
+-- expected_turns: one row per expected turn of each case of each eval run, as the eval set
+-- said at run time (recorded in the run's `tracegrade.eval_case` spans).
+CREATE OR REPLACE VIEW expected_turns AS
+WITH cases AS (
+    SELECT
+        attributes->>'tracegrade.run_id' AS run_id,
+        attributes->>'tracegrade.eval_set_id' AS eval_set_id,
+        attributes->>'tracegrade.case_id' AS case_id,
+        json_extract(attributes->>'tracegrade.expected', '$.turns[*]') AS turns
+    FROM spans
+    WHERE scope_name = 'tracegrade' AND name = 'tracegrade.eval_case'
+),
+flat AS (
+    SELECT run_id, eval_set_id, case_id, unnest(turns) AS turn FROM cases
+)
+SELECT
+    run_id,
+    eval_set_id,
+    case_id,
+    (turn->>'turn_index')::INTEGER AS turn_index,
+    turn->>'user_text' AS user_text,
+    turn->>'final_text' AS final_text,
+    json_array_length(turn->'tool_calls')::INTEGER AS n_tool_calls,
+    turn->'tool_calls' AS tool_calls
+FROM flat

@@ -1,0 +1,85 @@
+"""Finding the agent under test, named the way ADK users name it.
+
+`package.module:attr` imports `attr` from the module (attr defaults to `root_agent`);
+a folder path loads `agent.py` from it, as `adk eval` does, importing the folder as a
+package so its relative imports work.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+from typing import Any
+
+from google.adk.agents.base_agent import BaseAgent
+
+from tracegrade.errors import AgentLoadError
+
+DEFAULT_ATTRIBUTE = "root_agent"
+
+
+def load_agent(reference: str) -> BaseAgent:
+    module_name, attribute = _split(reference)
+    module = _import(module_name, reference)
+    agent = getattr(module, attribute, None)
+    if agent is None and hasattr(module, "agent"):
+        agent = getattr(module.agent, attribute, None)  # a package whose agent.py holds it
+    if agent is None:
+        raise AgentLoadError(f"agent '{reference}': {module_name} has no attribute '{attribute}'")
+    if not isinstance(agent, BaseAgent):
+        raise AgentLoadError(
+            f"agent '{reference}': {attribute} is a {type(agent).__name__}, not a google-adk agent"
+        )
+    return agent
+
+
+def _split(reference: str) -> tuple[str, str]:
+    path = Path(reference)
+    if path.is_dir():
+        return _package_from_folder(path), DEFAULT_ATTRIBUTE
+    if path.suffix == ".py" and path.is_file():
+        return _package_from_folder(path.parent), DEFAULT_ATTRIBUTE
+    module_name, _, attribute = reference.partition(":")
+    return module_name, attribute or DEFAULT_ATTRIBUTE
+
+
+def _package_from_folder(folder: Path) -> str:
+    folder = folder.resolve()
+    if not (folder / "agent.py").is_file() and not (folder / "__init__.py").is_file():
+        raise AgentLoadError(f"agent folder '{folder}' has no agent.py")
+    parent = str(folder.parent)
+    if parent not in sys.path:
+        sys.path.insert(0, parent)
+    return f"{folder.name}.agent" if (folder / "agent.py").is_file() else folder.name
+
+
+def _import(module_name: str, reference: str) -> Any:
+    if "" not in sys.path and str(Path.cwd()) not in sys.path:
+        sys.path.insert(0, str(Path.cwd()))  # `python -m` semantics for agents in the project
+    try:
+        return importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name and module_name.startswith(exc.name):
+            raise AgentLoadError(f"agent '{reference}': no module named '{exc.name}'") from None
+        raise  # the agent's own import failed: a real error in their code, keep the traceback
+
+
+def model_names(agent: BaseAgent) -> list[str]:
+    """Every model the agent tree uses, for the run record."""
+    names: set[str] = set()
+    stack = [agent]
+    while stack:
+        current = stack.pop()
+        model: Any = getattr(current, "model", None)
+        name = model if isinstance(model, str) else getattr(model, "model", None)
+        if name:
+            names.add(str(name))
+        stack.extend(current.sub_agents)
+        stack.extend(_agent_tools(current))
+    return sorted(names)
+
+
+def _agent_tools(agent: BaseAgent) -> list[BaseAgent]:
+    tools = getattr(agent, "tools", None) or []
+    return [t.agent for t in tools if isinstance(getattr(t, "agent", None), BaseAgent)]

@@ -1,0 +1,161 @@
+"""Replaying one case through the real agent: a fresh runner and session, turns in order.
+
+Each turn runs inside a `tracegrade.eval_turn` span that starts a new trace and names
+the run, case, repeat and turn; ADK's own spans nest under it. An exception from the
+agent, a model or a tool ends the case: that turn is recorded as an error and the turns
+after it as skipped, so a crash is never mistaken for a wrong answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from dataclasses import dataclass, field
+
+from google.adk.agents.base_agent import BaseAgent
+from google.adk.agents.run_config import RunConfig
+from google.adk.events.event import Event
+from google.adk.runners import InMemoryRunner
+from google.adk.telemetry import ContentCapturingMode, TelemetryConfig
+from google.genai import types
+from opentelemetry import trace
+from opentelemetry.context import Context
+from opentelemetry.trace import Span, Status, StatusCode
+
+from tracegrade.evalset import Case, ExpectedTurn
+from tracegrade.harness import record
+
+DEFAULT_USER = "test_user_id"  # ADK eval's default user id
+
+# Eval runs record tool arguments and messages: ADK records none by default.
+RUN_CONFIG = RunConfig(
+    telemetry=TelemetryConfig(capture_message_content=ContentCapturingMode.SPAN_ONLY)
+)
+
+
+@dataclass
+class TurnOutcome:
+    turn_index: int
+    final_text: str | None = None
+    error: str | None = None
+    skipped: bool = False
+
+
+@dataclass
+class CaseOutcome:
+    eval_set_id: str
+    case_id: str
+    repeat: int
+    turns: list[TurnOutcome] = field(default_factory=list)
+
+    @property
+    def error(self) -> str | None:
+        return next((t.error for t in self.turns if t.error and not t.skipped), None)
+
+
+async def replay_case(
+    agent: BaseAgent, case: Case, run_id: str, repeat: int, turn_timeout_s: float | None
+) -> CaseOutcome:
+    app_name = case.session.app_name if case.session else agent.name
+    user_id = case.session.user_id if case.session else DEFAULT_USER
+    runner = InMemoryRunner(agent=agent, app_name=app_name)
+    session = await runner.session_service.create_session(
+        app_name=app_name,
+        user_id=user_id,
+        session_id=(case.session.session_id if case.session else None) or uuid.uuid4().hex,
+        state=dict(case.session.state) if case.session else None,
+    )
+    outcome = CaseOutcome(case.eval_set_id, case.case_id, repeat)
+    failed: str | None = None
+    for turn in case.turns:
+        span = record.tracer().start_span(
+            record.TURN_SPAN,
+            context=Context(),
+            attributes=_turn_attributes(run_id, case, turn, repeat, user_id, app_name),
+        )
+        try:
+            if failed:
+                outcome.turns.append(_skip(span, turn, failed))
+                continue
+            result = await _run_turn(runner, span, user_id, session.id, turn, turn_timeout_s)
+            outcome.turns.append(result)
+            if result.error:
+                failed = f"turn {turn.turn_index} failed"
+        finally:
+            span.end()
+    await runner.close()
+    return outcome
+
+
+async def _run_turn(
+    runner: InMemoryRunner,
+    span: Span,
+    user_id: str,
+    session_id: str,
+    turn: ExpectedTurn,
+    timeout_s: float | None,
+) -> TurnOutcome:
+    message = types.Content(role="user", parts=[types.Part(text=turn.user_text)])
+    final: list[str | None] = [None]
+
+    async def consume() -> None:
+        async for event in runner.run_async(
+            user_id=user_id, session_id=session_id, new_message=message, run_config=RUN_CONFIG
+        ):
+            if event.is_final_response():
+                final[0] = _text(event)
+
+    try:
+        with trace.use_span(
+            span, end_on_exit=False, record_exception=False, set_status_on_exception=False
+        ):
+            await asyncio.wait_for(consume(), timeout_s)
+    except Exception as exc:  # the agent, a model or a tool crashed: an error, not a failure
+        return _fail(span, turn, exc, timeout_s)
+    if final[0] is not None:
+        span.set_attribute(record.FINAL_TEXT, final[0])
+    return TurnOutcome(turn.turn_index, final_text=final[0])
+
+
+def _fail(span: Span, turn: ExpectedTurn, exc: Exception, timeout_s: float | None) -> TurnOutcome:
+    if isinstance(exc, TimeoutError):
+        message = f"TimeoutError: the turn took longer than {timeout_s}s"
+        error_type = "TimeoutError"
+    else:
+        message = f"{type(exc).__name__}: {exc}"
+        error_type = str(getattr(exc, "code", None) or type(exc).__name__)
+    span.record_exception(exc)
+    span.set_attribute("error.type", error_type)
+    span.set_status(Status(StatusCode.ERROR, message))
+    return TurnOutcome(turn.turn_index, error=message)
+
+
+def _skip(span: Span, turn: ExpectedTurn, reason: str) -> TurnOutcome:
+    message = f"skipped: {reason}"
+    span.set_attribute(record.SKIPPED, True)
+    span.set_attribute("error.type", "skipped")
+    span.set_status(Status(StatusCode.ERROR, message))
+    return TurnOutcome(turn.turn_index, error=message, skipped=True)
+
+
+def _turn_attributes(
+    run_id: str, case: Case, turn: ExpectedTurn, repeat: int, user_id: str, app_name: str
+) -> dict[str, str | int]:
+    return {
+        record.RUN_ID: run_id,
+        record.EVAL_SET_ID: case.eval_set_id,
+        record.CASE_ID: case.case_id,
+        record.REPEAT: repeat,
+        record.TURN_INDEX: turn.turn_index,
+        record.USER_TEXT: turn.user_text,
+        record.USER_ID: user_id,
+        record.APP_NAME: app_name,
+    }
+
+
+def _text(event: Event) -> str | None:
+    if event.content is None or not event.content.parts:
+        return None
+    # ADK eval's final response text: every non-empty text part, thoughts included.
+    texts = [part.text for part in event.content.parts if part.text]
+    return "\n".join(texts) if texts else None

@@ -1,0 +1,124 @@
+"""`run_eval`: replay eval sets through an agent, every turn traced.
+
+Cases (times repeats) run concurrently up to `parallel`, each in a fresh runner and
+session, so the result does not depend on case order or concurrency.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import subprocess
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+from google.adk.agents.base_agent import BaseAgent
+from pydantic import BaseModel, ConfigDict, Field
+
+from tracegrade.evalset import Case, LoadedEvalSet, load_eval_sets
+from tracegrade.harness import record
+from tracegrade.harness.agents import load_agent, model_names
+from tracegrade.harness.replay import CaseOutcome, replay_case
+
+
+class RunOptions(BaseModel):
+    """What `tracegrade run` replays and how."""
+
+    model_config = ConfigDict(frozen=True)
+
+    eval_sets: list[str] = Field(
+        description="eval-set files or folders; `file.json:case_a,case_b` selects cases"
+    )
+    agent: str = Field(description="`package.module:attr` or an agent folder holding agent.py")
+    repeats: int = Field(default=1, ge=1)
+    parallel: int = Field(default=1, ge=1)
+    turn_timeout_s: float | None = Field(default=600.0, gt=0)
+    criteria: dict[str, Any] = Field(default_factory=dict, description="recorded with the run")
+
+
+@dataclass
+class RunResult:
+    run_id: str
+    eval_sets: list[LoadedEvalSet]
+    outcomes: list[CaseOutcome]
+    not_replayable: list[tuple[Case, str]] = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[CaseOutcome]:
+        return [o for o in self.outcomes if o.error]
+
+
+Progress = Callable[[CaseOutcome], None]
+
+
+def new_run_id() -> str:
+    now = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S")
+    return f"{now}-{uuid.uuid4().hex[:6]}"
+
+
+def run_eval(
+    options: RunOptions, progress: Progress | None = None, run_id: str | None = None
+) -> RunResult:
+    """Replay every replayable case `repeats` times; spans go to the global tracer provider."""
+    eval_sets = load_eval_sets(options.eval_sets)
+    agent = load_agent(options.agent)
+    cases = [case for s in eval_sets for case in s.cases]
+    result = RunResult(run_id or new_run_id(), eval_sets, [])
+    result.not_replayable = [(c, c.reason_not_replayable) for c in cases if c.reason_not_replayable]
+    replayable = [c for c in cases if c.replayable]
+    record.record_run(_run_record(result.run_id, options, eval_sets, agent), replayable)
+    result.outcomes = asyncio.run(_replay_all(agent, replayable, result.run_id, options, progress))
+    return result
+
+
+async def _replay_all(
+    agent: BaseAgent,
+    cases: Sequence[Case],
+    run_id: str,
+    options: RunOptions,
+    progress: Progress | None,
+) -> list[CaseOutcome]:
+    limit = asyncio.Semaphore(options.parallel)
+
+    async def one(case: Case, repeat: int) -> CaseOutcome:
+        async with limit:
+            outcome = await replay_case(agent, case, run_id, repeat, options.turn_timeout_s)
+        if progress:
+            progress(outcome)
+        return outcome
+
+    jobs = [one(case, repeat) for case in cases for repeat in range(options.repeats)]
+    return list(await asyncio.gather(*jobs))
+
+
+def _run_record(
+    run_id: str, options: RunOptions, eval_sets: list[LoadedEvalSet], agent: BaseAgent
+) -> record.RunRecord:
+    from tracegrade import __version__
+
+    return record.RunRecord(
+        run_id=run_id,
+        agent=options.agent,
+        eval_sets=eval_sets,
+        models=model_names(agent),
+        repeats=options.repeats,
+        parallel=options.parallel,
+        adk_version=version("google-adk"),
+        tracegrade_version=__version__,
+        git_commit=_git_commit(),
+        criteria=options.criteria,
+    )
+
+
+def _git_commit() -> str | None:
+    try:
+        done = subprocess.run(
+            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5, cwd=Path.cwd()
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout.strip() or None if done.returncode == 0 else None
