@@ -97,7 +97,8 @@ def test_repeats_are_kept_apart(captured: BlockingSpanProcessor, writer: SpanWri
         writer.connection,
         """
         SELECT repeat, count(*) AS turns, count(DISTINCT session_id) AS sessions
-        FROM turns WHERE run_id = ? AND case_id = 'two_turns_with_state' GROUP BY repeat ORDER BY repeat
+        FROM turns WHERE run_id = ? AND case_id = 'two_turns_with_state'
+        GROUP BY repeat ORDER BY repeat
         """,
         result.run_id,
     )
@@ -119,7 +120,8 @@ def test_crashes_are_errors_and_the_run_goes_on(
         writer.connection,
         """
         SELECT case_id, turn_index, is_error, error_type, error_message
-        FROM turns WHERE run_id = ? AND case_id IN ('tool_crash', 'model_crash') ORDER BY case_id, turn_index
+        FROM turns WHERE run_id = ? AND case_id IN ('tool_crash', 'model_crash')
+        ORDER BY case_id, turn_index
         """,
         result.run_id,
     )
@@ -193,7 +195,8 @@ def test_the_run_and_its_expectations_are_recorded(
     assert json.loads(expected[3]["args"]) == {}
     texts = _rows(
         writer.connection,
-        "SELECT user_text, final_text FROM expected_turns WHERE run_id = ? AND case_id = 'pear_only' ORDER BY turn_index",
+        "SELECT user_text, final_text FROM expected_turns "
+        "WHERE run_id = ? AND case_id = 'pear_only' ORDER BY turn_index",
         result.run_id,
     )
     assert texts == [
