@@ -21,7 +21,9 @@ class SequentialIds(IdGenerator):
         return next(self._span)
 
     def generate_trace_id(self) -> int:
-        return next(self._trace) << 64 | 0xABC
+        # Spread the low 64 bits, which trace-id ratio sampling decides on.
+        n = next(self._trace)
+        return n << 64 | (n * 0x9E3779B97F4A7C15) % 2**64
 
 
 def adk_like_spans(turns: int, seed: int = 1) -> list[ReadableSpan]:

@@ -6,9 +6,20 @@
 --   tool_depth     how many tool spans enclose this one inside its turn: > 0 means the work
 --                  of an AgentTool (a separate ADK session), which ADK eval does not count
 --   agent_path     enclosing agent names joined with '.', e.g. fanout.news_branch
+--   fanout_span_id the nearest enclosing agent span whose sub-agents ran at the same time
+--                  (a ParallelAgent): work under it has no fixed order
 --   depth          distance from the trace's root
 CREATE OR REPLACE VIEW span_tree AS
-WITH RECURSIVE roots AS (
+WITH RECURSIVE fanouts AS (
+    -- Agents whose sub-agents overlap in time: nothing else marks a ParallelAgent on spans.
+    SELECT DISTINCT a.trace_id, a.parent_span_id AS span_id
+    FROM agent_spans a
+    JOIN agent_spans b
+      ON b.trace_id = a.trace_id AND b.parent_span_id = a.parent_span_id AND b.span_id > a.span_id
+     AND a.start_ns < b.end_ns AND b.start_ns < a.end_ns
+    WHERE a.op = 'agent' AND b.op = 'agent'
+),
+roots AS (
     SELECT s.*
     FROM agent_spans s
     WHERE s.parent_span_id IS NULL
@@ -25,6 +36,7 @@ walk AS (
         CASE WHEN op IN ('eval_turn', 'workflow', 'agent') THEN span_id END AS turn_span_id,
         0 AS tool_depth,
         CASE WHEN op = 'agent' THEN agent_name END AS agent_path,
+        NULL::VARCHAR AS fanout_span_id,
         0 AS depth
     FROM roots
     UNION ALL
@@ -43,9 +55,11 @@ walk AS (
             WHEN c.op = 'agent' THEN c.agent_name
             ELSE w.agent_path
         END,
+        CASE WHEN f.span_id IS NOT NULL THEN w.span_id ELSE w.fanout_span_id END,
         w.depth + 1
     FROM walk w
     JOIN agent_spans c ON c.trace_id = w.trace_id AND c.parent_span_id = w.span_id
+    LEFT JOIN fanouts f ON f.trace_id = w.trace_id AND f.span_id = w.span_id
 )
 SELECT
     trace_id,
@@ -54,5 +68,6 @@ SELECT
     trace_id || '-' || coalesce(turn_span_id, trace_root_span_id) AS turn_id,
     tool_depth,
     agent_path,
+    fanout_span_id,
     depth
 FROM walk

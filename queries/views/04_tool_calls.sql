@@ -2,9 +2,11 @@
 -- ADK's `execute_tool (merged)` marker spans are left out. Calls made inside an AgentTool
 -- are kept, flagged in_agent_tool, and get no seq: they are not part of the turn's
 -- trajectory (ADK eval does not see them either).
+-- parallel_group: calls sharing it came from one model response, or from branches of a
+-- ParallelAgent, so their relative order depends on timing.
 CREATE OR REPLACE VIEW tool_calls AS
 WITH calls AS (
-    SELECT t.turn_id, t.tool_depth, t.agent_path, s.*
+    SELECT t.turn_id, t.tool_depth, t.agent_path, t.fanout_span_id, s.*
     FROM agent_spans s
     JOIN span_tree t USING (trace_id, span_id)
     WHERE s.op = 'tool'
@@ -41,6 +43,9 @@ SELECT
     agent_name,
     agent_path,
     response_span_id,
+    -- Calls in one group have no fixed order: they came from one model response, or from
+    -- branches of an agent whose sub-agents ran in parallel.
+    coalesce(fanout_span_id, response_span_id, span_id) AS parallel_group,
     is_error,
     CASE
         WHEN NOT is_error THEN NULL

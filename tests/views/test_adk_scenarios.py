@@ -199,3 +199,17 @@ def test_tokens_absent_are_null_not_zero(
     ).fetchall()
     # Output includes thoughts (18 + 7); cached is reported only by the second call.
     assert rows == [(1, 120, 25, 7, None), (2, 170, 17, 5, 64), (3, 210, 21, 0, None)]
+
+
+def test_parallel_branches_share_a_group(
+    writer: SpanWriter, captured: BlockingSpanProcessor
+) -> None:
+    _run("parallel_agent", "2", True, captured)
+    _run("sequential", "2", True, captured)
+    groups = writer.connection.execute(
+        """
+        SELECT t.root_agent, count(DISTINCT c.parallel_group)
+        FROM tool_calls c JOIN turns t USING (turn_id) GROUP BY ALL ORDER BY ALL
+        """
+    ).fetchall()
+    assert groups == [("fanout", 1), ("pipeline", 2)]

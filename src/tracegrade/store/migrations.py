@@ -18,10 +18,10 @@ MIGRATIONS_TABLE = "tracegrade_migrations"
 def applied(connection: duckdb.DuckDBPyConnection) -> set[str]:
     """Names of the migrations this database has, or an empty set for a new file."""
     exists = connection.execute(
-        "SELECT count(*) FROM duckdb_tables() WHERE table_name = ? AND schema_name = 'main'",
+        "SELECT 1 FROM duckdb_tables() WHERE table_name = ? AND schema_name = 'main'",
         [MIGRATIONS_TABLE],
-    ).fetchone()
-    if not exists or not exists[0]:
+    ).fetchall()
+    if not exists:
         return set()
     return {row[0] for row in connection.execute(f"SELECT name FROM {MIGRATIONS_TABLE}").fetchall()}
 

@@ -56,10 +56,10 @@ class SpanWriter:
         with self._lock:
             self._connection.register(_BATCH_VIEW, batch)
             try:
-                result = self._connection.execute(_INSERT).fetchone()
+                result = self._connection.execute(_INSERT).fetchall()
             finally:
                 self._connection.unregister(_BATCH_VIEW)
-        stored = int(result[0]) if result else 0
+        stored = int(result[0][0]) if result else 0
         return WriteResult(stored=stored, duplicates=len(rows) - stored)
 
     def close(self) -> None:

@@ -52,6 +52,11 @@ class ScriptedLlm(BaseLlm):
         script = parse_script({"by_user_text": {k: list(v) for k, v in turns.items()}})
         return cls(model=model, script=script)
 
+    def reset(self) -> None:
+        """Start an in-order script from its first response again."""
+        with self._lock:
+            self._position = 0
+
     async def generate_content_async(
         self, llm_request: LlmRequest, stream: bool = False
     ) -> AsyncGenerator[LlmResponse, None]:

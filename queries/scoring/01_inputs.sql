@@ -1,0 +1,38 @@
+-- What every scorer reads, for the turns in `scored_turns` (made first from the selection).
+-- Tool arguments are put in canonical form (tg_canonical_json) once, here.
+
+-- scored_calls: each scored turn's own tool calls in order (AgentTool internals excluded).
+CREATE OR REPLACE TEMP TABLE scored_calls AS
+SELECT
+    c.turn_id, c.seq, c.name,
+    tg_canonical_json(c.args) AS args,
+    c.args_captured, c.is_error, c.error_kind, c.error_message,
+    c.parallel_group, c.agent_name, c.start_ns, c.end_ns
+FROM tool_calls c
+JOIN scored_turns t USING (turn_id)
+WHERE c.seq IS NOT NULL;
+
+-- scored_llm_calls: each scored turn's model calls, AgentTool internals included (flagged).
+CREATE OR REPLACE TEMP TABLE scored_llm_calls AS
+SELECT
+    l.turn_id, l.seq, l.in_agent_tool, l.model, l.agent_name,
+    l.input_tokens, l.output_tokens, l.reasoning_tokens, l.cached_tokens,
+    l.is_error, l.start_ns, l.end_ns
+FROM llm_calls l
+JOIN scored_turns t USING (turn_id);
+
+-- scored_expected: the expected turn paired with each scored turn of an eval run.
+CREATE OR REPLACE TEMP TABLE scored_expected AS
+SELECT t.turn_id, e.user_text, e.final_text, e.n_tool_calls
+FROM scored_turns t
+JOIN expected_turns e
+  ON e.run_id = t.run_id AND e.eval_set_id = t.eval_set_id
+ AND e.case_id = t.case_id AND e.turn_index = t.turn_index;
+
+-- scored_expected_calls: the expected tool calls of those turns, in order.
+CREATE OR REPLACE TEMP TABLE scored_expected_calls AS
+SELECT t.turn_id, e.seq, e.name, tg_canonical_json(e.args) AS args
+FROM scored_turns t
+JOIN expected_tool_calls e
+  ON e.run_id = t.run_id AND e.eval_set_id = t.eval_set_id
+ AND e.case_id = t.case_id AND e.turn_index = t.turn_index;

@@ -1,0 +1,1 @@
+"""Scoring: the pieces SQL scorers cannot do alone, and their pure-Python references."""

@@ -1,0 +1,200 @@
+"""Scoring: the selected turns, every metric's SQL, the three levels, and the verdict.
+
+`score()` materialises what the scorers read (`scored_turns`, `scored_calls`, ...; see
+queries/scoring/01_inputs.sql), runs each metric's SQL with its criterion's options in the
+`tg_options` variable, and stores every row in `scores`, the cases' outcomes in
+`case_results` and the scoring in `scorings`. Re-scoring a stored run needs no agent.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterable
+from dataclasses import asdict
+from typing import Any
+
+import duckdb
+
+from tracegrade._resources import sql_files
+from tracegrade.errors import ConfigError
+from tracegrade.scoring.criteria import ScoringConfig
+from tracegrade.scoring.functions import register_functions
+from tracegrade.scoring.metrics import MetricSpec
+from tracegrade.scoring.prices import load_prices
+from tracegrade.scoring.selection import Selection
+from tracegrade.scoring.verdict import ScoringResult, decide
+
+
+def score(
+    connection: duckdb.DuckDBPyConnection,
+    selection: Selection,
+    config: ScoringConfig,
+    specs: dict[str, MetricSpec],
+) -> ScoringResult:
+    register_functions(connection)
+    prepare_inputs(connection, selection)
+    load_prices(connection, config.prices)
+    metrics = _metrics_to_run(config, specs, has_expected=_has_expected(connection))
+    _load_criteria(connection, config, metrics)
+    _run_scorers(connection, metrics, config)
+    scoring_id = uuid.uuid4().hex[:12]
+    connection.execute("SET VARIABLE tg_scoring_id = ?", [scoring_id])
+    for path in sql_files("scoring")[1:]:
+        connection.execute(path.read_text())
+    result = decide(connection, scoring_id, selection, config)
+    _record(connection, result, selection, config)
+    return result
+
+
+def prepare_inputs(connection: duckdb.DuckDBPyConnection, selection: Selection) -> None:
+    predicate, params = selection.predicate()
+    connection.execute(
+        f"""
+        CREATE OR REPLACE TEMP TABLE scored_turns AS
+        SELECT t.*, EXISTS (
+            SELECT 1 FROM expected_turns e
+            WHERE e.run_id = t.run_id AND e.eval_set_id = t.eval_set_id
+              AND e.case_id = t.case_id AND e.turn_index = t.turn_index
+        ) AS has_expected
+        FROM turns t WHERE {predicate}
+        """,
+        params,
+    )
+    connection.execute(sql_files("scoring")[0].read_text())
+
+
+def _has_expected(connection: duckdb.DuckDBPyConnection) -> bool:
+    return bool(connection.execute("SELECT 1 FROM scored_expected LIMIT 1").fetchall())
+
+
+def _metrics_to_run(
+    config: ScoringConfig, specs: dict[str, MetricSpec], has_expected: bool
+) -> list[MetricSpec]:
+    """Every configured metric, and every other metric as information, unless it needs
+    expectations and there are none (traffic)."""
+    for name in config.criteria:
+        if specs[name].needs_expected and not has_expected:
+            raise ConfigError(
+                f"metric '{name}' needs expected turns, and the selected turns have none"
+            )
+    return [
+        s
+        for s in specs.values()
+        if s.name in config.criteria or has_expected or not s.needs_expected
+    ]
+
+
+def _load_criteria(
+    connection: duckdb.DuckDBPyConnection, config: ScoringConfig, metrics: Iterable[MetricSpec]
+) -> None:
+    connection.execute(
+        "CREATE OR REPLACE TEMP TABLE scoring_criteria (metric VARCHAR, better VARCHAR, "
+        "needs_expected BOOLEAN, gating BOOLEAN, "
+        "threshold DOUBLE, max DOUBLE, p50 DOUBLE, p95 DOUBLE)"
+    )
+    rows = []
+    for spec in metrics:
+        c = config.criteria.get(spec.name)
+        gates = (c.threshold, c.max, c.p50, c.p95) if c else (None, None, None, None)
+        rows.append([spec.name, spec.better, spec.needs_expected, c is not None, *gates])
+    connection.executemany("INSERT INTO scoring_criteria VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+
+
+def _run_scorers(
+    connection: duckdb.DuckDBPyConnection, metrics: Iterable[MetricSpec], config: ScoringConfig
+) -> None:
+    connection.execute(
+        "CREATE OR REPLACE TEMP TABLE turn_scores "
+        "(metric VARCHAR, turn_id VARCHAR, score DOUBLE, detail JSON)"
+    )
+    for spec in metrics:
+        criterion = config.criteria.get(spec.name)
+        _set_options(connection, criterion.options if criterion else {})
+        insert = "INSERT INTO turn_scores SELECT ?, turn_id, score, detail FROM ({})"
+        _execute_metric(connection, spec, insert, [spec.name])
+
+
+def run_metric(
+    connection: duckdb.DuckDBPyConnection,
+    spec: MetricSpec,
+    options: dict[str, Any] | None = None,
+    prices: dict[str, dict[str, float]] | None = None,
+) -> list[tuple[str, float | None, str | None]]:
+    """One metric over the input tables as they are (see `inputs.load_inputs`): its rows
+    (turn_id, score, detail) by turn id. For testing a metric, shipped or your own."""
+    register_functions(connection)
+    load_prices(connection, prices or {})
+    _set_options(connection, options or {})
+    rows = _execute_metric(
+        connection, spec, "SELECT turn_id, score, detail FROM ({}) ORDER BY turn_id", []
+    )
+    return [(r[0], r[1], r[2]) for r in rows]
+
+
+def _set_options(connection: duckdb.DuckDBPyConnection, options: dict[str, Any]) -> None:
+    connection.execute("SET VARIABLE tg_options = ?::JSON", [json.dumps(options)])
+
+
+def _execute_metric(
+    connection: duckdb.DuckDBPyConnection, spec: MetricSpec, wrapper: str, params: list[Any]
+) -> list[tuple[Any, ...]]:
+    query = wrapper.format(spec.sql.strip().rstrip(";"))
+    try:
+        return connection.execute(query, params).fetchall()
+    except duckdb.Error as exc:
+        raise ConfigError(f"metric '{spec.name}' ({spec.path}) failed: {exc}") from None
+
+
+def _record(
+    connection: duckdb.DuckDBPyConnection,
+    result: ScoringResult,
+    selection: Selection,
+    config: ScoringConfig,
+) -> None:
+    from tracegrade import __version__
+
+    config_json = json.dumps(
+        {
+            "criteria": {k: asdict(v) for k, v in config.criteria.items()},
+            "not_evaluated": config.not_evaluated,
+            "repeat_policy": asdict(config.repeat_policy),
+            "max_error_rate": config.max_error_rate,
+            "prices": config.prices,
+        }
+    )
+    connection.execute(
+        "INSERT INTO scorings (scoring_id, run_id, selection, config, turns, error_rate, verdict, "
+        "exit_code, tracegrade_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            result.scoring_id,
+            selection.run_id,
+            json.dumps(selection.describe()),
+            config_json,
+            result.turns,
+            result.error_rate,
+            result.verdict,
+            int(result.exit_code),
+            __version__,
+        ],
+    )
+    rows = [
+        [
+            result.scoring_id,
+            c.run_id,
+            c.eval_set_id,
+            c.case_id,
+            c.repeats,
+            c.passed_repeats,
+            c.failed_repeats,
+            c.errored_repeats,
+            c.verdict,
+            c.flaky,
+            c.failed_metrics,
+        ]
+        for c in result.cases
+    ]
+    if rows:
+        connection.executemany(
+            "INSERT INTO case_results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows
+        )

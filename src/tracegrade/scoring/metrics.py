@@ -1,0 +1,76 @@
+"""The metrics there are: one SQL file each, described by its header.
+
+A scorer file opens with `-- key: value` lines, then a comment saying what a row means:
+
+    -- metric: tool_trajectory_avg_score
+    -- better: higher              higher | lower (a budget: lower is better)
+    -- needs: expected             expected | nothing (reference-free)
+    -- aliases: trajectory         other names accepted in criteria (optional)
+
+Shipped scorers live in `queries/scorers/`; `--metrics DIR` adds the `.sql` files of a
+folder, which may also replace a shipped metric of the same name.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from tracegrade._resources import sql_files
+from tracegrade.errors import ConfigError
+
+_HEADER = re.compile(r"^--\s*(metric|better|needs|aliases|unit)\s*:\s*(.+?)\s*$")
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    name: str
+    path: Path
+    better: Literal["higher", "lower"] = "higher"
+    needs_expected: bool = False
+    aliases: tuple[str, ...] = ()
+    unit: str = ""
+
+    @property
+    def sql(self) -> str:
+        return self.path.read_text()
+
+
+def read_spec(path: Path) -> MetricSpec:
+    fields: dict[str, str] = {}
+    for line in path.read_text().splitlines():
+        if not line.startswith("--"):
+            break
+        match = _HEADER.match(line)
+        if match:
+            fields[match[1]] = match[2]
+    name = fields.get("metric", path.stem)
+    better = fields.get("better", "higher")
+    needs = fields.get("needs", "nothing")
+    if better not in ("higher", "lower") or needs not in ("expected", "nothing"):
+        raise ConfigError(
+            f"metric file {path}: 'better' must be higher|lower and 'needs' expected|nothing"
+        )
+    aliases = tuple(a.strip() for a in fields.get("aliases", "").split(",") if a.strip())
+    return MetricSpec(name, path, better, needs == "expected", aliases, fields.get("unit", ""))  # type: ignore[arg-type]
+
+
+def available_metrics(extra_dirs: Iterable[Path] = ()) -> dict[str, MetricSpec]:
+    """Every metric by name: shipped ones, then the user's folders (which win on a clash)."""
+    specs = {spec.name: spec for spec in map(read_spec, sql_files("scorers"))}
+    for folder in extra_dirs:
+        if not Path(folder).is_dir():
+            raise ConfigError(f"metrics folder '{folder}' does not exist")
+        for path in sorted(Path(folder).glob("*.sql")):
+            spec = read_spec(path)
+            specs[spec.name] = spec
+    return specs
+
+
+def resolve_name(name: str, specs: dict[str, MetricSpec]) -> str | None:
+    if name in specs:
+        return name
+    return next((spec.name for spec in specs.values() if name in spec.aliases), None)

@@ -1,0 +1,119 @@
+"""Pure-Python references for the SQL scorers, for the tests that hold the two together.
+
+Each function computes one metric for one turn the slow, obvious way; the property tests
+run random turns through both and require the same numbers. Text metrics' references live
+in `text` (rouge1_f, unigram_f1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+from typing import Any
+
+from tracegrade.scoring.canonical import canonical_args
+
+
+@dataclass(frozen=True)
+class Call:
+    name: str
+    args: dict[str, Any] | None
+
+
+def call_matches(actual: Call, expected: Call, mode: str = "EXACT") -> bool:
+    if actual.name != expected.name:
+        return False
+    if mode == "IGNORE":
+        return True
+    if mode == "SUBSET":
+        if not isinstance(expected.args, dict) or not isinstance(actual.args, dict):
+            return False
+        return all(
+            key in actual.args and canonical_args(actual.args[key]) == canonical_args(value)
+            for key, value in expected.args.items()
+        )
+    return canonical_args(actual.args) == canonical_args(expected.args)
+
+
+def trajectory_score(
+    actual: Sequence[Call],
+    expected: Sequence[Call],
+    match_type: str,
+    modes: dict[str, str] | None = None,
+    default_mode: str = "EXACT",
+) -> float:
+    def match(a: Call, e: Call) -> bool:
+        return call_matches(a, e, (modes or {}).get(e.name, default_mode))
+
+    if match_type == "EXACT":
+        return float(len(actual) == len(expected) and all(map(match, actual, expected)))
+    if match_type == "IN_ORDER":
+        consumed = 0
+        for call in actual:
+            if consumed < len(expected) and match(call, expected[consumed]):
+                consumed += 1
+        return float(consumed == len(expected))
+    if match_type == "SUBSET":
+        return float(all(any(match(a, e) for e in expected) for a in actual))
+    if match_type == "SUPERSET":
+        return float(all(any(match(a, e) for a in actual) for e in expected))
+    matched = _greedy_matches(actual, expected, match)
+    if match_type == "ANY_ORDER":
+        return float(matched == len(expected))
+    if match_type == "PRECISION":
+        return matched / len(actual) if actual else float(not expected)
+    if match_type == "RECALL":
+        return matched / len(expected) if expected else 1.0
+    raise ValueError(match_type)
+
+
+def _greedy_matches(actual: Sequence[Call], expected: Sequence[Call], match: Any) -> int:
+    unused = list(actual)
+    matched = 0
+    for want in expected:
+        hit = next((i for i, call in enumerate(unused) if match(call, want)), None)
+        if hit is not None:
+            del unused[hit]
+            matched += 1
+    return matched
+
+
+def tool_efficiency(calls: Sequence[Call]) -> float | None:
+    if not calls:
+        return None
+    distinct = {(c.name, canonical_args(c.args)) for c in calls}
+    return len(distinct) / len(calls)
+
+
+def consecutive_repeats(calls: Sequence[Call]) -> int:
+    return sum(
+        1
+        for before, after in pairwise(calls)
+        if before.name == after.name and canonical_args(before.args) == canonical_args(after.args)
+    )
+
+
+def cost_usd(calls: Sequence[dict[str, Any]], prices: dict[str, dict[str, float]]) -> float | None:
+    """calls: {model, input, output, reasoning, cached}; None if any call is unpriced."""
+    total = 0.0
+    for call in calls:
+        price = _price(call["model"], prices)
+        if price is None or call["input"] is None or call["output"] is None:
+            return None
+        cached = call.get("cached") or 0
+        reasoning = call.get("reasoning") or 0
+        total += (
+            (call["input"] - cached) * price["input"]
+            + cached * price.get("cached_input", price["input"])
+            + call["output"] * price["output"]
+            + reasoning * (price.get("reasoning", price["output"]) - price["output"])
+        ) / 1e6
+    return total
+
+
+def _price(model: str | None, prices: dict[str, dict[str, float]]) -> dict[str, float] | None:
+    if model is None:
+        return None
+    keys = [k for k in prices if model == k or model.startswith(k + "-") or model.endswith("/" + k)]
+    return prices[max(keys, key=len)] if keys else None

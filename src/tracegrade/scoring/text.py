@@ -1,0 +1,196 @@
+"""Tokenizers and F-measures behind the response metrics, as ADK computes them.
+
+`response_match_score` is ADK's ROUGE-1 F-measure over the tokens of
+`google.adk.evaluation.final_response_match_v1._UnicodeAwareTokenizer`, which stems through
+rouge-score and nltk; `rouge_tokens` reproduces those tokens exactly without either.
+`response_unigram_f1` uses `unigram_tokens`, deliberately plainer.
+
+SQL does the scoring (`queries/macros/10_text.sql`); the tokenizers reach SQL through
+`register_text_functions`, and the F-measures here are the pure-Python references the
+macros are tested against.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+from typing import TypeVar
+
+import duckdb
+from duckdb.func import SPECIAL
+from duckdb.sqltypes import VARCHAR
+
+from tracegrade.scoring import porter
+
+_ASCII_WORD = re.compile(r"[a-z0-9]+")
+_ASCII_ALNUM = re.compile(r"[A-Za-z0-9]+")
+
+_K = TypeVar("_K", str, int)
+
+
+def rouge_tokens(text: str) -> list[str]:
+    """The tokens ADK's `response_match_score` (ROUGE-1) compares for `text`.
+
+    NFKC-normalised and lower-cased; every character that is not alphanumeric or a
+    combining mark separates words; CJK characters are one token each; Thai, Lao, Khmer and
+    Myanmar split into grapheme clusters; all-ASCII words longer than three characters are
+    Porter-stemmed; other words are kept whole (accents and all).
+    """
+    return list(_rouge_tokens(text))
+
+
+def unigram_tokens(text: str) -> list[str]:
+    """Runs of ASCII letters and digits, lower-cased: `response_unigram_f1`'s tokens.
+
+    Only ASCII is case-folded, so SQL's `lower()` would give the same tokens as Python's.
+    """
+    return list(_unigram_tokens(text))
+
+
+def token_f1(actual: Sequence[str], reference: Sequence[str]) -> float:
+    """ROUGE-1's F-measure of two token lists, with rouge-score's arithmetic.
+
+    Overlap is clipped (a token counts as often as it occurs on both sides);
+    P = overlap / len(actual), R = overlap / len(reference), F = 2PR / (P + R), and 0.0
+    without overlap, which includes either side being empty.
+    """
+    reference_counts = Counter(reference)
+    overlap = sum(min(n, reference_counts[token]) for token, n in Counter(actual).items())
+    if not overlap:
+        return 0.0
+    precision = overlap / len(actual)
+    recall = overlap / len(reference)
+    return 2 * precision * recall / (precision + recall)
+
+
+def rouge1_f(actual: str, reference: str) -> float:
+    """ADK's `response_match_score` for one turn: ROUGE-1 F of actual vs reference text."""
+    return token_f1(_rouge_tokens(actual), _rouge_tokens(reference))
+
+
+def unigram_f1(actual: str, reference: str) -> float:
+    """`response_unigram_f1` for one turn: the same F-measure over `unigram_tokens`."""
+    return token_f1(unigram_tokens(actual), unigram_tokens(reference))
+
+
+class _Memo(dict[_K, str]):
+    """A dict that computes a missing value on lookup, and forgets everything past a bound.
+
+    A hit through `map(memo.__getitem__, words)` or `str.translate(memo)` is a C-level dict
+    lookup, where `lru_cache` costs a Python call: per-word and per-character work is most
+    of a tokenizer's time.
+    """
+
+    def __init__(self, compute: Callable[[_K], str]) -> None:
+        super().__init__()
+        self._compute: Callable[[_K], str] = compute
+
+    def __missing__(self, key: _K) -> str:
+        if len(self) >= 1 << 16:  # a few MB at most
+            self.clear()
+        value = self._compute(key)
+        self[key] = value
+        return value
+
+
+def _stem_word(word: str) -> str:
+    # ADK hands only all-ASCII words to rouge-score, which stems those longer than three.
+    return porter.stem(word) if len(word) > 3 and word.isascii() else word
+
+
+def _spaced(char: str) -> str:
+    """`char` as ADK's tokenizer rewrites it before splitting on whitespace."""
+    code = ord(char)
+    is_mark = unicodedata.category(char).startswith("M")
+    if _is_cjk(code):
+        return f" {char} "
+    if _is_non_spaced(code):
+        # A base letter opens a grapheme cluster; a vowel or tone mark joins the open one.
+        return char if is_mark else f" {char}"
+    return char if char.isalnum() or is_mark else " "
+
+
+def _is_cjk(code: int) -> bool:
+    # The ranges of ADK's `_is_cjk`: unified ideographs, hiragana, katakana, hangul.
+    return (
+        0x4E00 <= code <= 0x9FFF
+        or 0x3040 <= code <= 0x309F
+        or 0x30A0 <= code <= 0x30FF
+        or 0xAC00 <= code <= 0xD7AF
+    )
+
+
+def _is_non_spaced(code: int) -> bool:
+    # The ranges of ADK's `_is_non_spaced_script`: Thai, Lao, Khmer, Myanmar.
+    return (
+        0x0E00 <= code <= 0x0E7F
+        or 0x0E80 <= code <= 0x0EFF
+        or 0x1780 <= code <= 0x17FF
+        or 0x1000 <= code <= 0x109F
+    )
+
+
+_STEMS: _Memo[str] = _Memo(_stem_word)
+_SPACED: _Memo[int] = _Memo(lambda code: _spaced(chr(code)))  # str.translate passes ordinals
+
+
+@lru_cache(maxsize=1 << 16)  # expected texts repeat across cases and repeats
+def _rouge_tokens(text: str) -> tuple[str, ...]:
+    if text.isascii():
+        # NFKC leaves ASCII alone and ASCII has no CJK, clusters or combining marks, so
+        # ADK's character walk reduces to a regex.
+        words = _ASCII_WORD.findall(text.lower())
+    else:
+        words = unicodedata.normalize("NFKC", text).lower().translate(_SPACED).split()
+    return tuple(map(_STEMS.__getitem__, words))
+
+
+@lru_cache(maxsize=1 << 16)
+def _unigram_tokens(text: str) -> tuple[str, ...]:
+    # The words are ASCII, so lower-casing them joined is one C call instead of one per word.
+    return tuple(" ".join(_ASCII_ALNUM.findall(text)).lower().split())
+
+
+def register_text_functions(con: duckdb.DuckDBPyConnection) -> None:
+    """Register `tg_rouge_tokens(VARCHAR)` and `tg_unigram_tokens(VARCHAR)` on `con`.
+
+    Both return VARCHAR[]. NULL (a turn without final text) gives an empty list, so it
+    scores 0.0 as ADK scores a missing final response. Calling again is harmless.
+    """
+    _register(con, "tg_rouge_tokens", _rouge_tokens_udf)
+    _register(con, "tg_unigram_tokens", _unigram_tokens_udf)
+
+
+# The UDFs are module-level on purpose. DuckDB registers a Python function in the database
+# instance, which every connection to the same file in this process shares, yet holds no
+# reference to it: a function object owned only by a closed connection would be called
+# after it is freed (duckdb/duckdb-python#530).
+def _rouge_tokens_udf(text: str | None) -> list[str]:
+    return [] if text is None else list(_rouge_tokens(text))
+
+
+def _unigram_tokens_udf(text: str | None) -> list[str]:
+    return [] if text is None else list(_unigram_tokens(text))
+
+
+def _register(
+    con: duckdb.DuckDBPyConnection, name: str, udf: Callable[[str | None], list[str]]
+) -> None:
+    # Registered already through this connection, a cursor of it, or another connection to
+    # the same file: DuckDB would refuse a second registration.
+    exists = con.execute(
+        "SELECT 1 FROM duckdb_functions() WHERE function_name = ?", [name]
+    ).fetchall()
+    if exists:
+        return
+    con.create_function(
+        name,
+        udf,
+        [VARCHAR],
+        duckdb.list_type(VARCHAR),
+        null_handling=SPECIAL,  # call the function on NULL instead of returning NULL
+        side_effects=False,  # the same text gives the same tokens: DuckDB may reuse results
+    )
