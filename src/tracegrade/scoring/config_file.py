@@ -1,0 +1,57 @@
+"""Finding and reading the criteria file, as `adk eval` finds `test_config.json`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tracegrade.errors import ConfigError, EvalSetError
+from tracegrade.evalset import find_config, parse_selection
+from tracegrade.evalset.diagnostics import read_json
+from tracegrade.scoring.criteria import ScoringConfig, parse_config
+from tracegrade.scoring.metrics import MetricSpec, available_metrics
+
+
+@dataclass(frozen=True)
+class LoadedConfig:
+    config: ScoringConfig
+    specs: dict[str, MetricSpec]
+    raw: dict[str, Any] | None
+    source: Path | None
+    """The file read, or None for ADK's default criteria."""
+
+
+def load_scoring_config(
+    path: str | Path | None,
+    eval_sets: Sequence[str] = (),
+    metric_dirs: Iterable[str | Path] = (),
+) -> LoadedConfig:
+    """The criteria in `path`; else the test_config.json beside the one eval-set file given
+    (ADK's rule); else ADK's defaults."""
+    specs = available_metrics([Path(d) for d in metric_dirs])
+    source = Path(path) if path else _beside(eval_sets)
+    raw = _read(source) if source else None
+    try:
+        config = parse_config(raw, specs)
+    except ConfigError as exc:
+        raise ConfigError(f"{source}: {exc}" if source else str(exc)) from None
+    return LoadedConfig(config, specs, raw, source)
+
+
+def _beside(eval_sets: Sequence[str]) -> Path | None:
+    files = [parse_selection(spec)[0] for spec in eval_sets]
+    if len(files) != 1 or not files[0].is_file():
+        return None
+    return find_config(files[0])
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        _, data = read_json(path, "criteria file")
+    except EvalSetError as exc:
+        raise ConfigError(str(exc)) from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"criteria file '{path}': expected a JSON object")
+    return data
