@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from opentelemetry.sdk.resources import Resource
@@ -50,7 +50,7 @@ class RowBuilder:
             service_name=service,
             scope_name=scope.name if scope else None,
             scope_version=(scope.version or None) if scope else None,
-            attributes=attributes_json(span.attributes),
+            attributes=attributes_json(_attributes(span)),
             resource=resource_json,
             events=_events(span),
             links=_links(span),
@@ -65,6 +65,13 @@ class RowBuilder:
             cached = (resource, attributes_json(resource.attributes), _str_or_none(service))
             self._resources[id(resource)] = cached
         return cached[1], cached[2]
+
+
+def _attributes(span: ReadableSpan) -> Mapping[str, Any] | None:
+    # `span.attributes` is a read-only proxy whose copy costs a quarter of a row; the SDK's
+    # BoundedAttributes keeps a plain dict inside. Fall back to the proxy if that changes.
+    inner = getattr(getattr(span, "_attributes", None), "_dict", None)
+    return inner if isinstance(inner, dict) else span.attributes
 
 
 def _events(span: ReadableSpan) -> str:

@@ -1,7 +1,10 @@
 """`DuckDBSpanExporter`: an OTel `SpanExporter` that writes finished spans into DuckDB.
 
 It runs inside the user's agent, so it never raises, prints or blocks on its own
-account: a failed batch is logged and reported as FAILURE, and counted.
+account: a failed write is logged and counted. Each DuckDB insert has a fixed cost that
+dwarfs a span's, so rows from consecutive `export()` calls are gathered and written
+together once `batch_rows` are waiting or the oldest has waited `max_delay_s`;
+`force_flush()` and `shutdown()` write whatever waits.
 """
 
 from __future__ import annotations
@@ -9,6 +12,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -16,6 +20,7 @@ from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
 from tracegrade.capture.convert import RowBuilder
+from tracegrade.store.rows import SpanRow
 from tracegrade.store.writer import SpanWriter
 
 logger = logging.getLogger("tracegrade.capture")
@@ -39,12 +44,21 @@ class DuckDBSpanExporter(SpanExporter):
     """
 
     def __init__(
-        self, path: str | os.PathLike[str] | None = None, *, writer: SpanWriter | None = None
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        writer: SpanWriter | None = None,
+        batch_rows: int = 4096,
+        max_delay_s: float = 1.0,
     ) -> None:
         self._owns_writer = writer is None
         self._writer = writer if writer is not None else SpanWriter.open(path)
         self._rows = RowBuilder("exporter")
+        self._batch_rows = batch_rows
+        self._max_delay_s = max_delay_s
         self._lock = threading.Lock()
+        self._pending: list[SpanRow] = []
+        self._pending_since = 0.0
         self._stats = ExportStats()
         self._shut_down = False
 
@@ -57,35 +71,53 @@ class DuckDBSpanExporter(SpanExporter):
         return self._stats
 
     def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
-        if self._shut_down:
-            self._count(failed=len(spans))
-            return SpanExportResult.FAILURE
         try:
-            result = self._writer.write(self._rows.rows(spans))
+            rows = self._rows.rows(spans)
         except Exception:
-            logger.exception("tracegrade: could not store %d spans", len(spans))
+            logger.exception("tracegrade: could not read %d spans", len(spans))
             self._count(failed=len(spans))
             return SpanExportResult.FAILURE
-        self._count(stored=result.stored, duplicates=result.duplicates)
-        return SpanExportResult.SUCCESS
+        with self._lock:
+            if self._shut_down:
+                self._count(failed=len(rows))
+                return SpanExportResult.FAILURE
+            if not self._pending:
+                self._pending_since = time.monotonic()
+            self._pending.extend(rows)
+            due = len(self._pending) >= self._batch_rows
+            due = due or time.monotonic() - self._pending_since >= self._max_delay_s
+            written = self._write_pending() if due else True
+        return SpanExportResult.SUCCESS if written else SpanExportResult.FAILURE
+
+    def force_flush(self, timeout_millis: int = 30_000) -> bool:
+        with self._lock:
+            return self._write_pending()
 
     def shutdown(self) -> None:
-        if self._shut_down:
-            return
-        self._shut_down = True
+        with self._lock:
+            if self._shut_down:
+                return
+            self._write_pending()
+            self._shut_down = True
         if self._owns_writer:
             try:
                 self._writer.close()
             except Exception:
                 logger.exception("tracegrade: closing the database failed")
 
-    def force_flush(self, timeout_millis: int = 30_000) -> bool:
-        # Every export is committed before it returns: nothing is buffered here.
+    def _write_pending(self) -> bool:
+        rows, self._pending = self._pending, []
+        if not rows:
+            return True
+        try:
+            result = self._writer.write(rows)
+        except Exception:
+            logger.exception("tracegrade: could not store %d spans", len(rows))
+            self._count(failed=len(rows))
+            return False
+        self._count(stored=result.stored, duplicates=result.duplicates)
         return True
 
     def _count(self, stored: int = 0, duplicates: int = 0, failed: int = 0) -> None:
-        with self._lock:
-            s = self._stats
-            self._stats = ExportStats(
-                s.stored + stored, s.duplicates + duplicates, s.failed + failed
-            )
+        s = self._stats
+        self._stats = ExportStats(s.stored + stored, s.duplicates + duplicates, s.failed + failed)

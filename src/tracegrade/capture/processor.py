@@ -79,7 +79,9 @@ class BlockingSpanProcessor(SpanProcessor):
                 if remaining <= 0 or not self._worker.is_alive():
                     return False
                 self._cond.wait(remaining)
-        return True
+        # The exporter may gather rows into bigger writes: have it write them now.
+        remaining_ms = max(int((deadline - time.monotonic()) * 1000), 0)
+        return self._exporter.force_flush(remaining_ms)
 
     def shutdown(self) -> None:
         with self._cond:

@@ -7,10 +7,10 @@ here, so a span gives the same row whichever way it arrived.
 from __future__ import annotations
 
 import base64
-import json
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
+
+import orjson
 
 
 class SpanRow(NamedTuple):
@@ -41,8 +41,6 @@ INTEGER_COLUMNS = frozenset({"start_ns", "end_ns"})
 EMPTY_LIST = "[]"
 EMPTY_OBJECT = "{}"
 
-_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
-
 
 def trace_id_hex(value: int) -> str:
     return f"{value:032x}"
@@ -53,23 +51,25 @@ def span_id_hex(value: int) -> str:
 
 
 def to_json(value: Any) -> str:
-    """Compact JSON of attribute-like data. Values JSON cannot hold are made to fit."""
+    """Compact JSON of attribute-like data. Values JSON cannot hold are made to fit.
+
+    orjson: encoding attributes is most of an exporter's CPU, and orjson takes a third of
+    the json module's time. It writes NaN and infinities as null.
+    """
     try:
-        return _dumps(value)
-    except (TypeError, ValueError):
-        return _dumps(_jsonable(value))
+        return orjson.dumps(value).decode()
+    except TypeError:
+        return orjson.dumps(_jsonable(value)).decode()
 
 
 def attributes_json(attributes: Mapping[str, Any] | None) -> str:
     if not attributes:
         return EMPTY_OBJECT
-    return to_json(dict(attributes))
+    return to_json(attributes if isinstance(attributes, dict) else dict(attributes))
 
 
 def _jsonable(value: Any) -> Any:
-    """Bytes become base64 (as in OTLP/JSON); NaN and infinities become strings."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
+    """Bytes become base64 (as in OTLP/JSON); anything else unknown its string form."""
     if isinstance(value, bytes):
         return base64.b64encode(value).decode()
     if isinstance(value, Mapping):

@@ -1,0 +1,183 @@
+"""bench/export: ADK-shaped spans through BatchSpanProcessor into nothing, ADK's
+SqliteSpanExporter, and tracegrade's DuckDBSpanExporter (and through configure()'s
+blocking processor), each in a fresh process. Prints spans/s, exporter CPU per span and
+peak RSS, with ratios against ADK's exporter.
+
+    python bench/export/run.py [--spans 100000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).parents[1]))
+
+MODES = {
+    "none": "BatchSpanProcessor, no exporter (span creation alone)",
+    "adk_sqlite": "BatchSpanProcessor + google-adk SqliteSpanExporter",
+    "duckdb": "BatchSpanProcessor + tracegrade DuckDBSpanExporter",
+    "configure": "tracegrade.configure(): BlockingSpanProcessor + DuckDBSpanExporter",
+    "duckdb_default_queue": "BatchSpanProcessor (default queue) + DuckDBSpanExporter",
+    "adk_sqlite_default_queue": "BatchSpanProcessor (default queue) + SqliteSpanExporter",
+}
+
+
+class Timed:
+    """Wraps an exporter to add up the CPU time of its own export calls."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.cpu_s = 0.0
+        self.exported = 0
+
+    def export(self, spans: Sequence[Any]) -> Any:
+        start = time.thread_time()
+        result = self.inner.export(spans)
+        self.cpu_s += time.thread_time() - start
+        self.exported += len(spans)
+        return result
+
+    def shutdown(self) -> None:
+        self.inner.shutdown()
+
+    def force_flush(self, timeout_millis: int = 30_000) -> bool:
+        return True
+
+
+def child(mode: str, spans: int, workdir: Path) -> dict[str, Any]:
+    from adk_spans import SPANS_PER_TURN, emit_turns
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
+
+    class Nothing(SpanExporter):
+        def export(self, batch: Sequence[Any]) -> SpanExportResult:
+            return SpanExportResult.SUCCESS
+
+    exporter = Timed(_exporter(mode, workdir, Nothing))
+    big_queue = {"max_queue_size": spans + 1, "max_export_batch_size": 512}
+    if mode == "configure":
+        from tracegrade.capture import BlockingSpanProcessor
+
+        processor: Any = BlockingSpanProcessor(exporter)
+    elif mode.endswith("default_queue"):
+        processor = BatchSpanProcessor(exporter)
+    else:
+        processor = BatchSpanProcessor(exporter, **big_queue)
+    provider = TracerProvider()
+    provider.add_span_processor(processor)
+    tracer = provider.get_tracer("gcp.vertex.agent", "2.13.0")
+    cpu0, wall0 = _process_cpu(), time.perf_counter()
+    emit_turns(tracer, spans // SPANS_PER_TURN)
+    processor.force_flush(600_000)
+    wall = time.perf_counter() - wall0
+    cpu = _process_cpu() - cpu0
+    provider.shutdown()
+    return {
+        "mode": mode,
+        "spans": spans // SPANS_PER_TURN * SPANS_PER_TURN,
+        "exported": exporter.exported,
+        "wall_s": wall,
+        "process_cpu_s": cpu,
+        "exporter_cpu_s": exporter.cpu_s,
+        "threads": threading.active_count(),
+        "peak_rss_mb": _peak_rss_mb(),
+    }
+
+
+def _exporter(mode: str, workdir: Path, nothing: type) -> Any:
+    if mode.startswith("adk_sqlite"):
+        from google.adk.telemetry.sqlite_span_exporter import SqliteSpanExporter
+
+        return SqliteSpanExporter(db_path=str(workdir / "adk.sqlite"))
+    if mode in ("duckdb", "configure", "duckdb_default_queue"):
+        from tracegrade.capture import DuckDBSpanExporter
+
+        return DuckDBSpanExporter(workdir / "tracegrade.duckdb")
+    return nothing()
+
+
+def _process_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _peak_rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--spans", type=int, default=100_000)
+    parser.add_argument("--child")
+    parser.add_argument("--workdir")
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(child(args.child, args.spans, Path(args.workdir))))
+        return
+    results = [_spawn(mode, args.spans) for mode in MODES]
+    _print(results)
+
+
+def _spawn(mode: str, spans: int) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as workdir:
+        done = subprocess.run(
+            [
+                sys.executable,
+                __file__,
+                "--child",
+                mode,
+                "--spans",
+                str(spans),
+                "--workdir",
+                workdir,
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONWARNINGS": "ignore"},
+        )
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _print(results: list[dict[str, Any]]) -> None:
+    adk = next(r for r in results if r["mode"] == "adk_sqlite")
+    header = f"{'mode':26} {'spans/s':>9} {'lost':>7} {'exp µs/span':>11} {'cpu µs/span':>11}"
+    print(f"{header} {'peak MB':>8}  vs ADK")
+    for r in results:
+        rate = r["exported"] / r["wall_s"]
+        lost = r["spans"] - r["exported"]
+        speed = rate / (adk["exported"] / adk["wall_s"])
+        memory = r["peak_rss_mb"] / adk["peak_rss_mb"]
+        exporter_us = 1e6 * r["exporter_cpu_s"] / max(r["exported"], 1)
+        process_us = 1e6 * r["process_cpu_s"] / r["spans"]
+        print(
+            f"{r['mode']:26} {rate:9.0f} {lost:7d} {exporter_us:11.1f} {process_us:11.1f} "
+            f"{r['peak_rss_mb']:8.0f}  {speed:.2f}x speed, {memory:.2f}x memory"
+        )
+    print()
+    for mode, text in MODES.items():
+        print(f"  {mode:26} {text}")
+    print("  spans/s = spans stored / wall time from the first span to the end of force_flush;")
+    print(
+        "  exp µs/span = CPU time inside export() per span; cpu µs/span = whole process, per span."
+    )
+
+
+if __name__ == "__main__":
+    main()

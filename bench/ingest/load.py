@@ -1,0 +1,164 @@
+"""The load: ADK-shaped spans pre-encoded as OTLP/HTTP protobuf requests, and the senders.
+
+Bodies are built before the clock starts, and each sender is a plain keep-alive
+`http.client` connection in a thread of a separate process, so the sender costs the
+2-core machine as little CPU as it can while the server is measured.
+"""
+
+from __future__ import annotations
+
+import gzip
+import http.client
+import multiprocessing
+import queue
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
+
+from otlp_helpers import otlp_request
+from span_factory import adk_like_spans
+
+SPANS_PER_TURN = 5
+
+
+def build_bodies(spans: int, batch: int, seed: int = 1, compress: bool = False) -> list[bytes]:
+    """`spans` distinct ADK-shaped spans as protobuf request bodies of `batch` spans each."""
+    made = adk_like_spans(-(-spans // SPANS_PER_TURN), seed=seed)[:spans]
+    bodies = [
+        otlp_request(made[i : i + batch]).SerializeToString() for i in range(0, len(made), batch)
+    ]
+    return [gzip.compress(body, 1) for body in bodies] if compress else bodies
+
+
+@dataclass
+class SendReport:
+    seconds: float = 0.0
+    started_at: float = 0.0
+    """time.time() when the first request went out (the process takes a while to start)."""
+    ok: int = 0
+    spans_acked: int = 0
+    status_counts: dict[int, int] = field(default_factory=dict)
+    failed: int = 0
+    """Requests given up on: a status other than 200/429/503, or retries ran out."""
+
+
+def send_all(
+    url: str,
+    bodies: list[bytes],
+    spans_per_body: list[int],
+    senders: int,
+    *,
+    gzip_bodies: bool = False,
+    honour_retry_after: bool = True,
+    deadline_s: float = 600.0,
+) -> SendReport:
+    """Send every body in a separate process; retry 429/503 as the OTLP exporters do."""
+    context = multiprocessing.get_context("spawn")
+    results: multiprocessing.Queue[SendReport] = context.Queue()
+    args = (url, bodies, spans_per_body, senders, gzip_bodies, honour_retry_after, deadline_s)
+    process = context.Process(target=_sender_process, args=(*args, results))
+    process.start()
+    report = results.get()
+    process.join()
+    return report
+
+
+def _sender_process(
+    url: str,
+    bodies: list[bytes],
+    spans_per_body: list[int],
+    senders: int,
+    gzip_bodies: bool,
+    honour_retry_after: bool,
+    deadline_s: float,
+    results: multiprocessing.Queue[SendReport],
+) -> None:
+    work: queue.SimpleQueue[int] = queue.SimpleQueue()
+    for index in range(len(bodies)):
+        work.put(index)
+    report = SendReport()
+    lock = threading.Lock()
+    deadline = time.monotonic() + deadline_s
+    report.started_at = time.time()
+    started = time.perf_counter()
+    threads = [
+        threading.Thread(
+            target=_sender,
+            args=(
+                url,
+                bodies,
+                spans_per_body,
+                work,
+                report,
+                lock,
+                gzip_bodies,
+                honour_retry_after,
+                deadline,
+            ),
+        )
+        for _ in range(senders)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    report.seconds = time.perf_counter() - started
+    results.put(report)
+
+
+def _sender(
+    url: str,
+    bodies: list[bytes],
+    spans_per_body: list[int],
+    work: queue.SimpleQueue[int],
+    report: SendReport,
+    lock: threading.Lock,
+    gzip_bodies: bool,
+    honour_retry_after: bool,
+    deadline: float,
+) -> None:
+    parts = urlsplit(url)
+    headers = {"content-type": "application/x-protobuf"}
+    if gzip_bodies:
+        headers["content-encoding"] = "gzip"
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
+    while True:
+        try:
+            index = work.get_nowait()
+        except queue.Empty:
+            break
+        while True:
+            status, retry_after = _post(connection, parts.path, bodies[index], headers)
+            with lock:
+                report.status_counts[status] = report.status_counts.get(status, 0) + 1
+            if status in (429, 502, 503, 504, 0) and time.monotonic() < deadline:
+                time.sleep(retry_after if honour_retry_after else 0.01)
+                continue
+            with lock:
+                if status == 200:
+                    report.ok += 1
+                    report.spans_acked += spans_per_body[index]
+                else:
+                    report.failed += 1
+            break
+    connection.close()
+
+
+def _post(
+    connection: http.client.HTTPConnection, path: str, body: bytes, headers: dict[str, str]
+) -> tuple[int, float]:
+    """Status and Retry-After seconds; status 0 when the connection failed (retried)."""
+    try:
+        connection.request("POST", path, body, headers)
+        response = connection.getresponse()
+        response.read()
+    except (OSError, http.client.HTTPException):
+        connection.close()
+        return 0, 0.5
+    retry_after = response.getheader("retry-after")
+    return response.status, float(retry_after) if retry_after else 1.0

@@ -1,0 +1,179 @@
+"""Ingest benchmark: OTLP/HTTP protobuf into `tracegrade serve`, and into Arize Phoenix.
+
+    python bench/ingest/run.py [--spans 100000] [--senders 4] [--no-phoenix]
+
+Sends ADK-shaped spans in batches of 512 from a separate process to a fresh server and
+measures, per server: spans/s until every span is queryable, server CPU per span
+(/proc/<pid>/stat), peak RSS (VmHWM), spans lost (sent - stored), and 429/503 answers.
+A second tracegrade run floods it (many senders, retrying 429 after 10 ms instead of
+Retry-After) to show memory stays bounded when senders outrun it. Phoenix runs when
+/work/venv-phoenix (or --phoenix) has `phoenix` installed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from load import build_bodies, send_all
+from targets import (
+    Target,
+    cpu_seconds,
+    memory_kib,
+    start_phoenix,
+    start_tracegrade,
+)
+
+BATCH = 512
+
+
+@dataclass
+class Result:
+    name: str
+    spans: int
+    stored: int
+    seconds: float
+    cpu_s: float
+    peak_rss_mb: float
+    statuses: dict[int, int]
+
+    @property
+    def rate(self) -> float:
+        return self.stored / self.seconds
+
+    @property
+    def cpu_us_per_span(self) -> float:
+        return self.cpu_s / max(self.stored, 1) * 1e6
+
+    def line(self) -> str:
+        retried = self.statuses.get(429, 0) + self.statuses.get(503, 0)
+        return (
+            f"{self.name:<22} {self.rate:>10,.0f} spans/s "
+            f"{self.cpu_us_per_span:>8.1f} µs CPU/span  "
+            f"peak RSS {self.peak_rss_mb:>7.1f} MB  lost {self.spans - self.stored:>6}  "
+            f"429/503 {retried:>5}  ({self.stored}/{self.spans} stored in {self.seconds:.1f} s)"
+        )
+
+
+def measure(
+    target: Target, name: str, bodies: list[bytes], per_body: list[int], senders: int,
+    *, honour_retry_after: bool = True, settle_s: float = 30.0,
+) -> Result:  # fmt: skip
+    pid, expected = target.process.pid, sum(per_body)
+    cpu_before = cpu_seconds(pid)
+    report = send_all(target.url, bodies, per_body, senders, honour_retry_after=honour_retry_after)
+    _wait_for_count(target, expected, settle_s)
+    seconds = time.time() - report.started_at
+    return Result(
+        name, expected, target.count(), seconds, cpu_seconds(pid) - cpu_before,
+        memory_kib(pid, "VmHWM") / 1024, report.status_counts,
+    )  # fmt: skip
+
+
+def _wait_for_count(target: Target, expected: int, settle_s: float) -> None:
+    """Until all are queryable, or the count has not moved for `settle_s` (spans were lost)."""
+    last, last_change = -1, time.monotonic()
+    while time.monotonic() - last_change < settle_s:
+        current = target.count()
+        if current >= expected:
+            return
+        if current != last:
+            last, last_change = current, time.monotonic()
+        time.sleep(0.05)
+
+
+def run_tracegrade(args: argparse.Namespace, bodies: list[bytes], per_body: list[int]) -> Result:
+    with tempfile.TemporaryDirectory(prefix="bench-tracegrade-") as workdir:
+        target = start_tracegrade(Path(workdir), _tracegrade_command())
+        try:
+            return measure(target, "tracegrade serve", bodies, per_body, args.senders)
+        finally:
+            target.stop()
+
+
+def run_flood(args: argparse.Namespace, bodies: list[bytes], per_body: list[int]) -> Result:
+    with tempfile.TemporaryDirectory(prefix="bench-flood-") as workdir:
+        target = start_tracegrade(Path(workdir), _tracegrade_command())
+        try:
+            idle = memory_kib(target.process.pid, "VmRSS") / 1024
+            result = measure(
+                target, f"tracegrade, {args.flood_senders} senders", bodies, per_body,
+                args.flood_senders, honour_retry_after=False,
+            )  # fmt: skip
+            print(f"  (flood: RSS {idle:.0f} MB idle before, {result.peak_rss_mb:.0f} MB peak)")
+            return result
+        finally:
+            target.stop()
+
+
+def run_phoenix(
+    args: argparse.Namespace, bodies: list[bytes], per_body: list[int]
+) -> Result | None:
+    phoenix = Path(args.phoenix)
+    if not phoenix.exists():
+        print(f"Phoenix skipped: {phoenix} not found (pip install arize-phoenix into a venv)")
+        return None
+    with tempfile.TemporaryDirectory(prefix="bench-phoenix-") as workdir:
+        target = start_phoenix(Path(workdir), str(phoenix))
+        try:
+            return measure(target, "phoenix serve", bodies, per_body, args.senders)
+        finally:
+            target.stop()
+
+
+def _tracegrade_command() -> str:
+    found = shutil.which("tracegrade", path=str(Path(sys.executable).parent))
+    if found is None:
+        raise SystemExit("tracegrade is not installed in this interpreter's environment")
+    return found
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--spans", type=int, default=100_000)
+    parser.add_argument("--senders", type=int, default=4)
+    parser.add_argument("--flood-senders", type=int, default=48)
+    parser.add_argument("--phoenix", default="/work/venv-phoenix/bin/phoenix")
+    parser.add_argument("--phoenix-spans", type=int, help="a smaller load for Phoenix (it is slow)")
+    parser.add_argument("--no-phoenix", action="store_true")
+    parser.add_argument("--no-flood", action="store_true")
+    args = parser.parse_args()
+
+    print(f"building {args.spans} ADK-shaped spans in protobuf requests of {BATCH} ...")
+    bodies = build_bodies(args.spans, BATCH)
+    per_body = [min(BATCH, args.spans - i * BATCH) for i in range(len(bodies))]
+    print(f"{len(bodies)} requests, {sum(map(len, bodies)) / len(bodies) / 1024:.0f} KiB each")
+
+    ours = run_tracegrade(args, bodies, per_body)
+    print(ours.line())
+    flood = (
+        None
+        if args.no_flood
+        else run_flood(args, build_bodies(args.spans, BATCH, seed=2), per_body)
+    )
+    if flood:
+        print(flood.line())
+    theirs = None
+    if not args.no_phoenix:
+        count = args.phoenix_spans or args.spans
+        theirs = run_phoenix(args, bodies[: -(-count // BATCH)], per_body[: -(-count // BATCH)])
+    print("\nresults")
+    for result in (ours, flood, theirs):
+        if result:
+            print(result.line())
+    if theirs:
+        print(
+            f"\ntracegrade / phoenix: {ours.rate / theirs.rate:.1f}x the spans/s, "
+            f"{theirs.cpu_us_per_span / ours.cpu_us_per_span:.1f}x less CPU per span"
+        )
+
+
+if __name__ == "__main__":
+    main()
