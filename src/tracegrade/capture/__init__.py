@@ -3,7 +3,7 @@
 Kept light on purpose: nothing here imports the CLI, terminal or web-server code.
 """
 
-from tracegrade.capture.configure import Capture, CaptureStats, configure
+from tracegrade.capture.configure import Capture, CaptureStats, configure, configure_otlp
 from tracegrade.capture.exporter import DuckDBSpanExporter, ExportStats
 from tracegrade.capture.processor import BlockingSpanProcessor
 
@@ -14,4 +14,5 @@ __all__ = [
     "DuckDBSpanExporter",
     "ExportStats",
     "configure",
+    "configure_otlp",
 ]

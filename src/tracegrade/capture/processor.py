@@ -15,7 +15,7 @@ from collections import deque
 
 from opentelemetry.context import Context
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
-from opentelemetry.sdk.trace.export import SpanExporter
+from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
 logger = logging.getLogger("tracegrade.capture")
 
@@ -41,6 +41,7 @@ class BlockingSpanProcessor(SpanProcessor):
         self._finished = 0
         self._flush_wanted = False
         self._dropped = 0
+        self._failed = 0
         self._stopping = False
         self._worker = threading.Thread(target=self._run, name="tracegrade-export", daemon=True)
         self._worker.start()
@@ -49,6 +50,11 @@ class BlockingSpanProcessor(SpanProcessor):
     def dropped(self) -> int:
         """Spans given up on because the queue stayed full past `max_wait_s`."""
         return self._dropped
+
+    @property
+    def failed(self) -> int:
+        """Spans whose export reported failure (the exporter logged why)."""
+        return self._failed
 
     def on_start(self, span: Span, parent_context: Context | None = None) -> None:
         return None
@@ -127,11 +133,14 @@ class BlockingSpanProcessor(SpanProcessor):
         return len(self._queue) >= self._max_batch or self._flush_wanted or self._stopping
 
     def _export(self, batch: list[ReadableSpan]) -> None:
+        ok = True
         if batch:
             try:
-                self._exporter.export(batch)
+                ok = self._exporter.export(batch) is SpanExportResult.SUCCESS
             except Exception:  # an exporter that raises must not kill the worker
                 logger.exception("tracegrade: span exporter raised")
+                ok = False
         with self._cond:
             self._finished += len(batch)
+            self._failed += 0 if ok else len(batch)
             self._cond.notify_all()

@@ -2,14 +2,25 @@
 
 from tracegrade.harness.agents import load_agent
 from tracegrade.harness.replay import CaseOutcome, TurnOutcome
-from tracegrade.harness.run import RunOptions, RunResult, new_run_id, run_eval
+from tracegrade.harness.run import (
+    RunOptions,
+    RunPlan,
+    RunResult,
+    execute,
+    new_run_id,
+    plan_run,
+    run_eval,
+)
 
 __all__ = [
     "CaseOutcome",
     "RunOptions",
+    "RunPlan",
     "RunResult",
     "TurnOutcome",
+    "execute",
     "load_agent",
     "new_run_id",
+    "plan_run",
     "run_eval",
 ]

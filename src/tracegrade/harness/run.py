@@ -60,19 +60,47 @@ def new_run_id() -> str:
     return f"{now}-{uuid.uuid4().hex[:6]}"
 
 
-def run_eval(
-    options: RunOptions, progress: Progress | None = None, run_id: str | None = None
-) -> RunResult:
-    """Replay every replayable case `repeats` times; spans go to the global tracer provider."""
+@dataclass
+class RunPlan:
+    """What a run will replay, checked before any agent runs."""
+
+    run_id: str
+    options: RunOptions
+    eval_sets: list[LoadedEvalSet]
+    agent: BaseAgent
+    cases: list[Case]
+    not_replayable: list[tuple[Case, str]]
+
+    @property
+    def total(self) -> int:
+        """Case repeats to replay."""
+        return len(self.cases) * self.options.repeats
+
+
+def plan_run(options: RunOptions, run_id: str | None = None) -> RunPlan:
+    """Load the eval sets and the agent; fail on bad input before anything runs."""
     eval_sets = load_eval_sets(options.eval_sets)
     agent = load_agent(options.agent)
     cases = [case for s in eval_sets for case in s.cases]
-    result = RunResult(run_id or new_run_id(), eval_sets, [])
-    result.not_replayable = [(c, c.reason_not_replayable) for c in cases if c.reason_not_replayable]
+    skipped = [(c, c.reason_not_replayable) for c in cases if c.reason_not_replayable is not None]
     replayable = [c for c in cases if c.replayable]
-    record.record_run(_run_record(result.run_id, options, eval_sets, agent), replayable)
-    result.outcomes = asyncio.run(_replay_all(agent, replayable, result.run_id, options, progress))
-    return result
+    return RunPlan(run_id or new_run_id(), options, eval_sets, agent, replayable, skipped)
+
+
+def execute(plan: RunPlan, progress: Progress | None = None) -> RunResult:
+    """Replay every planned case `repeats` times; spans go to the global tracer provider."""
+    record.record_run(
+        _run_record(plan.run_id, plan.options, plan.eval_sets, plan.agent), plan.cases
+    )
+    outcomes = asyncio.run(_replay_all(plan.agent, plan.cases, plan.run_id, plan.options, progress))
+    return RunResult(plan.run_id, plan.eval_sets, outcomes, plan.not_replayable)
+
+
+def run_eval(
+    options: RunOptions, progress: Progress | None = None, run_id: str | None = None
+) -> RunResult:
+    """`plan_run` then `execute`."""
+    return execute(plan_run(options, run_id), progress)
 
 
 async def _replay_all(
