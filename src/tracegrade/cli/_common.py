@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import logging
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, TypeVar
+from typing import Annotated
 
 import typer
 
@@ -20,8 +21,6 @@ DbOption = Annotated[
         show_default=False,
     ),
 ]
-
-T = TypeVar("T")
 
 
 def fail(message: str, code: ExitCode = ExitCode.USAGE_ERROR) -> typer.Exit:
@@ -41,6 +40,6 @@ def user_errors() -> Iterator[None]:
         raise fail("interrupted", ExitCode.INTERRUPTED) from None
 
 
-def run(action: Callable[[], T]) -> T:
-    with user_errors():
-        return action()
+def quiet_agent_logs() -> None:
+    """google-adk logs every crash with a traceback; the report already names each error."""
+    logging.getLogger("google_adk").setLevel(logging.CRITICAL)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from tracegrade.cli import db, ingest
+from tracegrade.cli import db, diff, ingest, report, run, runs, score, serve, sql
 
 app = typer.Typer(
     name="tracegrade",
@@ -13,7 +13,14 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+app.command("run")(run.run)
+app.command("score")(score.score)
+app.command("report")(report.report)
+app.command("diff")(diff.diff)
+app.command("runs")(runs.runs)
+app.command("sql")(sql.sql)
 app.command("ingest")(ingest.ingest)
+app.command("serve")(serve.serve_command)
 app.add_typer(db.app, name="db")
 
 

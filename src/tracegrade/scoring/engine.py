@@ -17,7 +17,7 @@ from typing import Any
 import duckdb
 
 from tracegrade._resources import sql_files
-from tracegrade.errors import ConfigError
+from tracegrade.errors import ConfigError, TracegradeError
 from tracegrade.scoring.criteria import ScoringConfig
 from tracegrade.scoring.functions import register_functions
 from tracegrade.scoring.metrics import MetricSpec
@@ -34,6 +34,8 @@ def score(
 ) -> ScoringResult:
     register_functions(connection)
     prepare_inputs(connection, selection)
+    if not connection.execute("SELECT 1 FROM scored_turns LIMIT 1").fetchall():
+        raise NothingToScore(f"no stored turns match {_describe(selection)}")
     load_prices(connection, config.prices)
     metrics = _metrics_to_run(config, specs, has_expected=_has_expected(connection))
     _load_criteria(connection, config, metrics)
@@ -45,6 +47,17 @@ def score(
     result = decide(connection, scoring_id, selection, config)
     _record(connection, result, selection, config)
     return result
+
+
+class NothingToScore(TracegradeError):
+    """No turns where the user asked."""
+
+
+def _describe(selection: Selection) -> str:
+    if selection.run_id:
+        return f"eval run '{selection.run_id}'"
+    parts = {k: v for k, v in selection.describe().items() if v is not None and k != "run_id"}
+    return "traffic (turns of no eval run)" + (f" with {parts}" if parts else "")
 
 
 def prepare_inputs(connection: duckdb.DuckDBPyConnection, selection: Selection) -> None:

@@ -1,0 +1,31 @@
+"""`tracegrade diff`: what changed between two runs; exit 1 on a regression."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from tracegrade.cli._access import open_reader
+from tracegrade.cli._common import DbOption, user_errors
+from tracegrade.exit_codes import ExitCode
+from tracegrade.report import DiffTolerances, diff_runs, render_diff
+
+
+def diff(
+    base: Annotated[str, typer.Argument(help="The run to compare against.")],
+    new: Annotated[str, typer.Argument(help="The run to check.")],
+    latency_pct: Annotated[
+        float, typer.Option(help="Latency increase tolerated, in percent.")
+    ] = 20.0,
+    cost_pct: Annotated[float, typer.Option(help="Cost increase tolerated, in percent.")] = 10.0,
+    tokens_pct: Annotated[float, typer.Option(help="Token increase tolerated, in percent.")] = 10.0,
+    db: DbOption = None,
+) -> None:
+    """Per case: pass→fail, more tool calls, latency/cost/tokens up, trajectory changes."""
+    tolerances = DiffTolerances(latency_pct=latency_pct, cost_pct=cost_pct, tokens_pct=tokens_pct)
+    with user_errors(), open_reader(db) as reader:
+        result = diff_runs(reader, base, new, tolerances)
+    typer.echo(render_diff(result, color=sys.stdout.isatty()), nl=False)
+    raise typer.Exit(int(ExitCode.GATE_FAILED if result.regressed else ExitCode.OK))

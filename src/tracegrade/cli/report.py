@@ -1,0 +1,28 @@
+"""`tracegrade report`: show (and write) the report of a stored run's latest scoring."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from tracegrade.cli._common import DbOption, user_errors
+from tracegrade.cli._report import emit_report
+from tracegrade.store import resolve_path
+
+
+def report(
+    run: Annotated[
+        str | None, typer.Argument(help="Run id [default: the latest scored run].")
+    ] = None,
+    db: DbOption = None,
+    json_path: Annotated[
+        Path | None, typer.Option("--json", help="Write the JSON report here.")
+    ] = None,
+    junit: Annotated[Path | None, typer.Option(help="Write JUnit XML here.")] = None,
+) -> None:
+    """Print a run's summary again; exit with the code its gate decided."""
+    with user_errors():
+        code = emit_report(resolve_path(db), json_path=json_path, junit=junit, run_id=run)
+    raise typer.Exit(int(code))

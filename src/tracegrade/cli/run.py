@@ -1,0 +1,78 @@
+"""`tracegrade run`: replay eval sets through an agent, score them, report, gate."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from tracegrade.cli._common import DbOption, quiet_agent_logs, user_errors
+from tracegrade.cli._progress import case_progress
+from tracegrade.cli._report import emit_report
+from tracegrade.harness import RunOptions, plan_run
+from tracegrade.scoring import load_scoring_config
+from tracegrade.scoring.evaluate import evaluate
+from tracegrade.store import resolve_path
+
+
+def run(
+    eval_sets: Annotated[
+        list[str],
+        typer.Argument(help="Eval-set files or folders; file.json:case_a,case_b selects cases."),
+    ],
+    agent: Annotated[str, typer.Option(help="package.module:attr, or a folder holding agent.py.")],
+    config: Annotated[
+        Path | None,
+        typer.Option(help="Criteria file [default: test_config.json beside the eval set]."),
+    ] = None,
+    repeats: Annotated[int, typer.Option(min=1, help="Run each case this many times.")] = 1,
+    parallel: Annotated[int, typer.Option(min=1, help="Cases to run at once.")] = 1,
+    metrics: Annotated[list[Path], typer.Option(help="A folder of extra metric .sql files.")] = [],  # noqa: B006
+    db: DbOption = None,
+    json_path: Annotated[
+        Path | None, typer.Option("--json", help="Write the JSON report here.")
+    ] = None,
+    junit: Annotated[Path | None, typer.Option(help="Write JUnit XML here.")] = None,
+    baseline: Annotated[
+        str | None, typer.Option(help="A run id to diff against; a regression fails.")
+    ] = None,
+    turn_timeout: Annotated[
+        float, typer.Option(help="Seconds before a turn counts as hung.")
+    ] = 600.0,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="Show the agent's own logs.")
+    ] = False,
+) -> None:
+    """Replay eval sets through the agent, score every turn, print the summary, gate.
+
+    Exit codes: 0 passed, 1 quality gate failed, 2 usage or input error, 3 too many
+    errors (agent, model or tool crashed), 130 interrupted.
+    """
+    if not verbose:
+        quiet_agent_logs()
+    with user_errors():
+        criteria = load_scoring_config(config, eval_sets, metrics)
+        options = RunOptions(
+            eval_sets=eval_sets,
+            agent=agent,
+            repeats=repeats,
+            parallel=parallel,
+            turn_timeout_s=turn_timeout,
+            criteria=criteria.raw or {},
+        )
+        plan = plan_run(options)
+        for case, reason in plan.not_replayable:
+            typer.echo(f"tracegrade: skipping case '{case.case_id}': {reason}", err=True)
+        with case_progress(plan.total) as progress:
+            evaluation = evaluate(plan, criteria, db, progress)
+        if evaluation.capture.lost:
+            typer.echo(
+                f"tracegrade: {evaluation.capture.lost} spans were lost while recording: "
+                "some turns may be incomplete",
+                err=True,
+            )
+        code = emit_report(
+            resolve_path(db), evaluation.scoring.scoring_id, json_path, junit, baseline
+        )
+    raise typer.Exit(int(code))

@@ -1,0 +1,81 @@
+"""`tracegrade serve`: receive OTLP traces into the database, and answer read-only SQL."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from typing import Annotated
+
+import typer
+
+from tracegrade.cli._common import DbOption, user_errors
+from tracegrade.ingest.server import (
+    DEFAULT_GRPC_PORT,
+    DEFAULT_HOST,
+    DEFAULT_HTTP_PORT,
+    DEFAULT_MAX_BODY_MB,
+    TOKEN_ENV,
+    ServeConfig,
+    serve,
+)
+from tracegrade.ingest.server.config import MIB
+from tracegrade.store import resolve_path
+
+
+def serve_command(
+    db: DbOption = None,
+    host: Annotated[str, typer.Option(help="Address to listen on (0.0.0.0: all).")] = DEFAULT_HOST,
+    port: Annotated[
+        int, typer.Option(help="OTLP/HTTP port; also /v1/sql and /health.")
+    ] = DEFAULT_HTTP_PORT,
+    grpc_port: Annotated[int, typer.Option(help="OTLP/gRPC port; 0 turns gRPC off.")] = (
+        DEFAULT_GRPC_PORT
+    ),
+    token: Annotated[
+        str | None,
+        typer.Option(
+            envvar=TOKEN_ENV,
+            help="Bearer token every request must carry (not /health). Empty or unset: no auth.",
+            show_default=False,
+        ),
+    ] = None,
+    max_body_mb: Annotated[
+        int,
+        typer.Option(min=1, help="Largest request body in MiB, compressed and decompressed."),
+    ] = DEFAULT_MAX_BODY_MB,
+    max_queued_spans: Annotated[
+        int,
+        typer.Option(min=1, help="Spans waiting for their commit before senders are told 429."),
+    ] = ServeConfig.max_queued_spans,
+    log_interval: Annotated[
+        float, typer.Option(min=1, help="Seconds between log lines of ingest figures.")
+    ] = 60.0,
+) -> None:
+    """Receive OpenTelemetry traces over OTLP (HTTP and gRPC) into the database.
+
+    Spans are acknowledged only once committed; under overload senders are told to retry
+    (429/503, gRPC UNAVAILABLE). While it runs, `POST /v1/sql` answers read-only queries
+    on the same port. Stop it with SIGTERM or Ctrl-C: it finishes requests in progress,
+    flushes and closes the database.
+    """
+    _log_to_stderr()
+    config = ServeConfig(
+        db=resolve_path(db),
+        host=host,
+        port=port,
+        grpc_port=grpc_port,
+        token=token or None,
+        max_body_bytes=max_body_mb * MIB,
+        max_queued_spans=max_queued_spans,
+        log_interval_s=log_interval,
+    )
+    with user_errors():
+        serve(config)
+
+
+def _log_to_stderr() -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logger = logging.getLogger("tracegrade")
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
