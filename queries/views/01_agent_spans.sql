@@ -1,7 +1,46 @@
--- agent_spans: one row per span, normalised across the conventions agents emit:
--- ADK schema v2 (google-adk 2.x default), ADK schema v1 (ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN=1),
--- OpenInference, plain OTel GenAI semantic conventions, and tracegrade's own eval-turn spans.
+-- agent_spans: one row per span, normalised across the conventions agents emit: ADK schema
+-- v2 (google-adk 2.x default), ADK schema v1 (ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN=1),
+-- OpenInference, plain OTel GenAI semantic conventions, and tracegrade's own eval spans.
 -- Columns that do not apply to a span are NULL; a count nobody reported is NULL, never 0.
+--
+-- Columns:
+--   trace_id           the span's trace (32 hex digits)
+--   span_id            the span (16 hex digits)
+--   parent_span_id     its parent, NULL for a root
+--   name               span name, e.g. execute_tool get_weather
+--   op                 what the span is: workflow, agent, llm, tool, llm_wrapper (ADK v1's
+--                      call_llm), merged_tools (ADK's execute_tool (merged) marker),
+--                      eval_run, eval_case, eval_turn (tracegrade's), or NULL for other spans
+--   convention         adk_v2, adk_v1, openinference, genai_semconv, tracegrade or other
+--   start_ns           start, Unix epoch nanoseconds
+--   end_ns             end, Unix epoch nanoseconds
+--   duration_ms        end - start in milliseconds
+--   status_code        UNSET, OK or ERROR
+--   status_message     the status description, e.g. ValueError: card declined
+--   is_error           status_code = 'ERROR'
+--   error_type         error.type, else the first exception event's type (on errors)
+--   exception_type     type of the first `exception` event, if any
+--   exception_message  message of the first `exception` event, if any
+--   session_id         conversation / ADK session id, where the span carries it
+--   invocation_id      ADK invocation id (on model-call spans only)
+--   user_id            user id where recorded (OpenInference, tracegrade eval turns)
+--   agent_name         the agent the span belongs to (workflow name on workflow spans)
+--   tool_name          tool spans: the tool called
+--   tool_call_id       tool spans: the call id (NULL when ADK recorded '<not specified>')
+--   tool_type          tool spans: ADK's tool class, e.g. FunctionTool, AgentTool
+--   tool_args          tool spans: the arguments as JSON text; NULL when not captured
+--   tool_result        tool spans: the result as JSON text; NULL when not captured
+--   model              model-call spans: the model asked
+--   input_tokens       model-call spans: prompt tokens
+--   output_tokens      model-call spans: output tokens (thoughts included, as ADK counts)
+--   reasoning_tokens   model-call spans: thought tokens (part of output_tokens)
+--   cached_tokens      model-call spans: cached prompt tokens (part of input_tokens)
+--   finish_reasons     model-call spans: JSON list, e.g. ["stop"]
+--   input_messages     model-call spans: the request's messages as JSON, when captured
+--   output_messages    model-call spans: the response's messages as JSON, when captured
+--   service_name       resource service.name
+--   scope_name         instrumentation scope, e.g. gcp.vertex.agent
+--   attributes         all span attributes (JSON)
 CREATE OR REPLACE VIEW agent_spans AS
 WITH raw AS (
     SELECT

@@ -2,13 +2,18 @@
 -- A turn is rooted at tracegrade's eval-turn span when there is one, else at the outermost
 -- workflow or agent span (an application may wrap several turns in one trace of its own);
 -- model and tool spans outside any agent span belong to their trace's root.
---   turn_span_id   the span the turn is rooted at
---   tool_depth     how many tool spans enclose this one inside its turn: > 0 means the work
---                  of an AgentTool (a separate ADK session), which ADK eval does not count
---   agent_path     enclosing agent names joined with '.', e.g. fanout.news_branch
---   fanout_span_id the nearest enclosing agent span whose sub-agents ran at the same time
---                  (a ParallelAgent): work under it has no fixed order
---   depth          distance from the trace's root
+--
+-- Columns:
+--   trace_id         the span's trace
+--   span_id          the span
+--   turn_span_id     the span its turn is rooted at
+--   turn_id          the turn: trace_id || '-' || turn_span_id
+--   tool_depth       how many tool spans enclose it inside its turn: > 0 means the work of
+--                    an AgentTool (a separate ADK session), which ADK eval does not count
+--   agent_path       enclosing agent names joined with '.', e.g. fanout.news_branch
+--   fanout_span_id   the nearest enclosing agent span whose sub-agents ran at the same
+--                    time (a ParallelAgent): work under it has no fixed order
+--   depth            distance from the trace's root span
 CREATE OR REPLACE VIEW span_tree AS
 WITH RECURSIVE fanouts AS (
     -- Agents whose sub-agents overlap in time: nothing else marks a ParallelAgent on spans.

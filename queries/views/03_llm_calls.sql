@@ -1,6 +1,35 @@
 -- llm_calls: one row per model call, in the turn it belongs to.
 -- Calls made inside an AgentTool (a separate ADK session) are kept but flagged
 -- in_agent_tool and get no seq, as ADK eval does not count them in the outer turn.
+--
+-- Columns:
+--   turn_id             the turn (see turns)
+--   trace_id            the span's trace
+--   span_id             the model-call span
+--   seq                 1, 2, ... in start order within the turn; NULL inside an AgentTool
+--   in_agent_tool       made by an agent an AgentTool ran
+--   agent_name          the agent that called the model
+--   agent_path          enclosing agents, e.g. pipeline.writer
+--   model               the model asked
+--   input_tokens        prompt tokens (NULL when not reported)
+--   output_tokens       output tokens, thoughts included
+--   reasoning_tokens    thought tokens (part of output)
+--   cached_tokens       cached prompt tokens (part of input)
+--   total_tokens        input + output, as ADK's token_usage counts; NULL if neither reported
+--   finish_reasons      JSON list, e.g. ["stop"]
+--   is_error            the call raised
+--   error_type          its error type
+--   error_message       its status message
+--   start_ns            start, epoch ns
+--   end_ns              end, epoch ns
+--   duration_ms         duration in milliseconds
+--   session_id          ADK session (conversation) id
+--   invocation_id       ADK invocation id
+--   user_text           the latest real user message in the request, when captured
+--   output_text         the response's text, when captured
+--   output_tool_calls   how many tool calls the response asked for, when captured
+--   content_captured    the call's messages were recorded
+--   convention          how the span was recorded (see agent_spans)
 CREATE OR REPLACE VIEW llm_calls AS
 WITH calls AS (
     SELECT

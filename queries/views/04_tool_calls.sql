@@ -2,8 +2,32 @@
 -- ADK's `execute_tool (merged)` marker spans are left out. Calls made inside an AgentTool
 -- are kept, flagged in_agent_tool, and get no seq: they are not part of the turn's
 -- trajectory (ADK eval does not see them either).
--- parallel_group: calls sharing it came from one model response, or from branches of a
--- ParallelAgent, so their relative order depends on timing.
+--
+-- Columns:
+--   turn_id            the turn (see turns)
+--   trace_id           the span's trace
+--   span_id            the tool span
+--   seq                1, 2, ... in start order within the turn; NULL inside an AgentTool
+--   in_agent_tool      made by an agent an AgentTool ran
+--   name               the tool
+--   args               arguments as JSON text, as the model sent them; NULL when not captured
+--   args_captured      whether args were recorded (ADK records none by default)
+--   result             the result as JSON text, when captured
+--   call_id            the call id (ADK's adk-<uuid>, or the model's own)
+--   tool_type          ADK's tool class: FunctionTool, AgentTool, TransferToAgentTool...
+--   agent_name         the agent that called it
+--   agent_path         enclosing agents, e.g. fanout.news_branch
+--   response_span_id   the model call whose response asked for it
+--   parallel_group     calls sharing it came from one model response, or from branches of
+--                      a ParallelAgent, so their relative order depends on timing
+--   is_error           the call failed
+--   error_kind         returned_error ({"error": ...}), unknown_tool, raised, or error
+--   error_type         error.type, e.g. TOOL_ERROR, ValueError
+--   error_message      the status message
+--   start_ns           start, epoch ns
+--   end_ns             end, epoch ns
+--   duration_ms        duration in milliseconds
+--   convention         how the span was recorded (see agent_spans)
 CREATE OR REPLACE VIEW tool_calls AS
 WITH calls AS (
     SELECT t.turn_id, t.tool_depth, t.agent_path, t.fanout_span_id, s.*

@@ -1,6 +1,43 @@
 -- turns: one row per user turn (an ADK invocation; in eval runs, one replayed turn).
 -- Counts and tokens cover the turn's own work: AgentTool internals are excluded, as in
 -- ADK eval. Token sums are NULL when no model call reported that count.
+--
+-- Columns:
+--   turn_id            trace_id || '-' || root_span_id: the key every other view uses
+--   trace_id           the turn's trace
+--   root_span_id       the span the turn is rooted at
+--   root_name          that span's name
+--   run_id             eval runs: the run (NULL for traffic)
+--   eval_set_id        eval runs: the eval set
+--   case_id            eval runs: the case
+--   repeat             eval runs: the repeat, from 0
+--   turn_index         eval runs: the turn's position in the case, from 0
+--   session_id         ADK session (conversation) id
+--   invocation_id      ADK invocation id
+--   user_id            user id, where recorded
+--   root_agent         the outermost agent (or workflow) name
+--   convention         how the turn was recorded (see agent_spans)
+--   start_ns           start, epoch ns
+--   end_ns             end, epoch ns
+--   started_at         start as a timestamp
+--   latency_ms         the turn's wall-clock time in milliseconds
+--   llm_calls          model calls
+--   llm_errors         model calls that raised
+--   tool_calls         tool calls (sub-agents' and transfer_to_agent included)
+--   tool_errors        tool calls that failed
+--   input_tokens       prompt tokens
+--   output_tokens      output tokens, thoughts included
+--   reasoning_tokens   thought tokens
+--   cached_tokens      cached prompt tokens
+--   total_tokens       input + output (ADK's token_usage)
+--   models             the models the turn called
+--   user_text          the user's message, when captured (always in eval runs)
+--   final_text         the final response text, when captured (always in eval runs)
+--   args_captured      all tool arguments were recorded (NULL without tool calls)
+--   is_error           the turn crashed (agent, model or tool raised): an error, not a
+--                      wrong answer
+--   error_type         the error's type
+--   error_message      the error's message
 CREATE OR REPLACE VIEW turns AS
 WITH members AS (
     SELECT t.turn_id, t.turn_span_id, t.tool_depth, t.depth, s.*

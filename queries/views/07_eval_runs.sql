@@ -1,5 +1,20 @@
 -- eval_runs: one row per eval run (`tracegrade run`), read from the run's own span, so a
 -- run exported over OTLP is recorded wherever its turns land.
+--
+-- Columns:
+--   run_id               the run
+--   started_at           when it started
+--   agent                the agent reference it replayed
+--   eval_sets            JSON list of {eval_set_id, path, sha256, cases}
+--   models               the models in the agent tree
+--   repeats              repeats per case
+--   parallel             cases run at once
+--   cases                cases replayed
+--   adk_version          google-adk version
+--   tracegrade_version   tracegrade version
+--   git_commit           the working directory's git commit, if in a repository
+--   criteria             the criteria document the run was made with (JSON)
+--   trace_id             the trace holding the run and case spans
 CREATE OR REPLACE VIEW eval_runs AS
 WITH cases AS (
     SELECT attributes->>'tracegrade.run_id' AS run_id, count(*) AS cases

@@ -1,5 +1,15 @@
 -- expected_turns: one row per expected turn of each case of each eval run, as the eval set
 -- said at run time (recorded in the run's `tracegrade.eval_case` spans).
+--
+-- Columns:
+--   run_id         the run
+--   eval_set_id    the eval set
+--   case_id        the case
+--   turn_index     the turn's position, from 0 (turns pair with actual ones by position)
+--   user_text      the user's message
+--   final_text     the reference response, NULL if none was given
+--   n_tool_calls   expected tool calls
+--   tool_calls     expected calls as JSON [{name, args}]
 CREATE OR REPLACE VIEW expected_turns AS
 WITH cases AS (
     SELECT

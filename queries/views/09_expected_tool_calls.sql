@@ -1,5 +1,14 @@
--- expected_tool_calls: one row per expected tool call, in order (seq from 1) within its turn.
--- args is NULL when the eval set gave no args at all, which ADK does not treat as {}.
+-- expected_tool_calls: one row per expected tool call, in order within its turn.
+--
+-- Columns:
+--   run_id         the run
+--   eval_set_id    the eval set
+--   case_id        the case
+--   turn_index     the turn
+--   seq            1, 2, ... in expected order
+--   name           the tool
+--   args           expected arguments as JSON; NULL when the eval set gave none, which ADK
+--                  does not treat as {}
 CREATE OR REPLACE VIEW expected_tool_calls AS
 WITH calls AS (
     SELECT

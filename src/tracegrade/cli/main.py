@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from tracegrade.cli import db, diff, ingest, report, run, runs, score, serve, sql
+from tracegrade.cli import db, diff, export_evalset, ingest, report, run, runs, score, serve, sql
 
 app = typer.Typer(
     name="tracegrade",
@@ -21,6 +21,7 @@ app.command("runs")(runs.runs)
 app.command("sql")(sql.sql)
 app.command("ingest")(ingest.ingest)
 app.command("serve")(serve.serve_command)
+app.command("export-evalset")(export_evalset.export_evalset)
 app.add_typer(db.app, name="db")
 
 

@@ -1,0 +1,37 @@
+"""`tracegrade export-evalset`: chosen traffic turns into an ADK eval set."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from tracegrade.cli._access import open_reader
+from tracegrade.cli._common import DbOption, user_errors
+from tracegrade.evalset import write_eval_set
+from tracegrade.evalset.from_traffic import cases_from_traffic
+
+
+def export_evalset(
+    out: Annotated[Path, typer.Argument(help="The *.evalset.json file to write.")],
+    where: Annotated[
+        str, typer.Option(help='SQL condition on the turns view, e.g. "tool_errors > 0".')
+    ],
+    eval_set_id: Annotated[str | None, typer.Option(help="[default: the file name]")] = None,
+    limit: Annotated[int, typer.Option(min=1, help="At most this many sessions.")] = 100,
+    db: DbOption = None,
+) -> None:
+    """Write recorded traffic turns as ADK eval cases: new golden cases from real traffic.
+
+    Each matching turn's session becomes one case, its conversation up to that turn, with
+    the tool calls and final response of the time as the expectation: review them.
+    """
+    set_id = eval_set_id or out.name.removesuffix(".json").removesuffix(".evalset")
+    with user_errors(), open_reader(db) as reader:
+        exported = cases_from_traffic(reader, where, set_id, limit)
+    for warning in exported.warnings:
+        typer.echo(f"tracegrade: {warning}", err=True)
+    write_eval_set(out, set_id, exported.cases)
+    turns = sum(len(case.turns) for case in exported.cases)
+    typer.echo(f"{out}: {len(exported.cases)} cases, {turns} turns")
