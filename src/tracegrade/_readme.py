@@ -92,7 +92,7 @@ def render(text: str) -> str:
         if not pattern.search(text):
             raise SystemExit(f"README.md has no <!-- generated:{name} --> section")
         body = make().rstrip("\n") + "\n"
-        text = pattern.sub(lambda m: m[1] + body + m[2], text)
+        text = pattern.sub(lambda m, body=body: m[1] + body + m[2], text)
     return text
 
 
