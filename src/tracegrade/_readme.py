@@ -91,9 +91,15 @@ def render(text: str) -> str:
         pattern = re.compile(rf"(<!-- generated:{name} -->\n).*?(<!-- /generated:{name} -->)", re.S)
         if not pattern.search(text):
             raise SystemExit(f"README.md has no <!-- generated:{name} --> section")
-        body = make().rstrip("\n") + "\n"
-        text = pattern.sub(lambda m, body=body: m[1] + body + m[2], text)
+        text = _replace_section(pattern, make().rstrip("\n") + "\n", text)
     return text
+
+
+def _replace_section(pattern: re.Pattern[str], body: str, text: str) -> str:
+    def fill(match: re.Match[str]) -> str:
+        return match[1] + body + match[2]
+
+    return pattern.sub(fill, text)
 
 
 def main() -> int:
