@@ -17,7 +17,7 @@ DbOption = Annotated[
     Path | None,
     typer.Option(
         "--db",
-        help="DuckDB file [default: $TRACEGRADE_DB, else ./tracegrade.duckdb].",
+        help="DuckDB file (default: $TRACEGRADE_DB, else ./tracegrade.duckdb).",
         show_default=False,
     ),
 ]

@@ -14,7 +14,7 @@ from tracegrade.store import resolve_path
 
 def report(
     run: Annotated[
-        str | None, typer.Argument(help="Run id [default: the latest scored run].")
+        str | None, typer.Argument(help="Run id (default: the latest scored run).")
     ] = None,
     db: DbOption = None,
     json_path: Annotated[

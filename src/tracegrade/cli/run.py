@@ -24,7 +24,7 @@ def run(
     agent: Annotated[str, typer.Option(help="package.module:attr, or a folder holding agent.py.")],
     config: Annotated[
         Path | None,
-        typer.Option(help="Criteria file [default: test_config.json beside the eval set]."),
+        typer.Option(help="Criteria file (default: test_config.json beside the eval set)."),
     ] = None,
     repeats: Annotated[int, typer.Option(min=1, help="Run each case this many times.")] = 1,
     parallel: Annotated[int, typer.Option(min=1, help="Cases to run at once.")] = 1,

@@ -21,11 +21,11 @@ _UNIT_S = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 def score(
     run: Annotated[
-        str | None, typer.Option(help="The eval run to score [default: the latest].")
+        str | None, typer.Option(help="The eval run to score (default: the latest).")
     ] = None,
     config: Annotated[
         Path | None,
-        typer.Option(help="Criteria file [default: the criteria the run was made with]."),
+        typer.Option(help="Criteria file (default: the criteria the run was made with)."),
     ] = None,
     since: Annotated[
         str | None, typer.Option(help="Traffic: turns of the last 30m, 24h, 7d...")

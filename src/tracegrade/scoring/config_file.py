@@ -29,7 +29,7 @@ def load_scoring_config(
     metric_dirs: Iterable[str | Path] = (),
 ) -> LoadedConfig:
     """The criteria in `path`; else the test_config.json beside the one eval-set file given
-    (ADK's rule); else ADK's defaults."""
+    (ADK's rule) or inside the one folder given; else ADK's defaults."""
     specs = available_metrics([Path(d) for d in metric_dirs])
     source = Path(path) if path else _beside(eval_sets)
     raw = _read(source) if source else None
@@ -41,10 +41,13 @@ def load_scoring_config(
 
 
 def _beside(eval_sets: Sequence[str]) -> Path | None:
-    files = [parse_selection(spec)[0] for spec in eval_sets]
-    if len(files) != 1 or not files[0].is_file():
+    paths = [parse_selection(spec)[0] for spec in eval_sets]
+    if len(paths) != 1:
         return None
-    return find_config(files[0])
+    if paths[0].is_dir():  # a folder of eval sets, like an ADK agent folder
+        inside = paths[0] / "test_config.json"
+        return inside if inside.is_file() else None
+    return find_config(paths[0]) if paths[0].is_file() else None
 
 
 def _read(path: Path) -> dict[str, Any]:
