@@ -6,17 +6,34 @@ from tracegrade import _readme
 from tracegrade.store import connect
 from tracegrade.store.schema_docs import relations
 
-VIEWS = {"agent_spans", "span_tree", "llm_calls", "tool_calls", "turns", "trajectories",
-         "eval_runs", "expected_turns", "expected_tool_calls"}
+VIEWS = {
+    "agent_spans",
+    "span_tree",
+    "llm_calls",
+    "tool_calls",
+    "turns",
+    "trajectories",
+    "eval_runs",
+    "expected_turns",
+    "expected_tool_calls",
+}
 
 
 def test_every_view_and_table_is_documented_column_by_column() -> None:
     connection = connect(":memory:")
     documented = {r.name for r in relations(connection)}  # raises on an undocumented column
-    views = {r[0] for r in connection.execute(
-        "SELECT view_name FROM duckdb_views() WHERE NOT internal AND schema_name = 'main'").fetchall()}
-    tables = {r[0] for r in connection.execute(
-        "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main'").fetchall()}
+    views = {
+        r[0]
+        for r in connection.execute(
+            "SELECT view_name FROM duckdb_views() WHERE NOT internal AND schema_name = 'main'"
+        ).fetchall()
+    }
+    tables = {
+        r[0]
+        for r in connection.execute(
+            "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main'"
+        ).fetchall()
+    }
     assert views >= VIEWS
     assert views | (tables - {"tracegrade_migrations"}) == documented
 

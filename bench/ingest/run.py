@@ -1,6 +1,6 @@
 """Ingest benchmark: OTLP/HTTP protobuf into `tracegrade serve`, and into Arize Phoenix.
 
-    python bench/ingest/run.py [--spans 100000] [--senders 4] [--no-phoenix]
+    python bench/ingest/run.py [--spans 100000] [--senders 4] [--phoenix-spans 25000]
 
 Sends ADK-shaped spans in batches of 512 from a separate process to a fresh server and
 measures, per server: spans/s until every span is queryable, server CPU per span
@@ -139,9 +139,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--spans", type=int, default=100_000)
     parser.add_argument("--senders", type=int, default=4)
-    parser.add_argument("--flood-senders", type=int, default=48)
+    parser.add_argument("--flood-senders", type=int, default=160)
     parser.add_argument("--phoenix", default="/work/venv-phoenix/bin/phoenix")
-    parser.add_argument("--phoenix-spans", type=int, help="a smaller load for Phoenix (it is slow)")
+    parser.add_argument(
+        "--phoenix-spans",
+        type=int,
+        default=25_000,
+        help="Phoenix's load (at ~100-200 spans/s, 100k take 10-20 minutes; its rate is steady)",
+    )
     parser.add_argument("--no-phoenix", action="store_true")
     parser.add_argument("--no-flood", action="store_true")
     args = parser.parse_args()
@@ -162,7 +167,7 @@ def main() -> None:
         print(flood.line())
     theirs = None
     if not args.no_phoenix:
-        count = args.phoenix_spans or args.spans
+        count = min(args.phoenix_spans, args.spans)
         theirs = run_phoenix(args, bodies[: -(-count // BATCH)], per_body[: -(-count // BATCH)])
     print("\nresults")
     for result in (ours, flood, theirs):

@@ -6,72 +6,54 @@
 -- share); the case score is the mean over its turns, as in ADK. Options (tg_options):
 --   match_type   EXACT (default) | IN_ORDER | ANY_ORDER | SUBSET | SUPERSET | PRECISION | RECALL
 --   args_match   EXACT (default) | SUBSET | IGNORE, and args_match_per_tool {tool: mode}
---   unordered_parallel_calls  calls sharing a parallel_group may match in any order
+--   unordered_parallel_calls  calls sharing a parallel_group may match in any order: within
+--                a group they line up behind the first expected call of the same tool
 -- score is NULL (not evaluated) when arguments are needed but were not captured.
--- detail: {match_type, expected: [{name, args}], actual: [{name, args}], reason?}
-WITH options AS (
+-- detail: {match_type, expected: [{name, args}], actual: [{name, args}], reason} when the
+-- turn did not match, {match_type} when it did.
+WITH keyed AS (
+    -- Each call's key under its mode; with one mode for every tool they are ready-made.
     SELECT
-        coalesce(getvariable('tg_options')->>'match_type', 'EXACT') AS match_type,
-        coalesce(getvariable('tg_options')->>'args_match', 'EXACT') AS args_match,
-        coalesce(getvariable('tg_options')->'args_match_per_tool', '{}'::JSON) AS per_tool,
-        coalesce((getvariable('tg_options')->>'unordered_parallel_calls')::BOOLEAN, false) AS unordered
+        p.*,
+        CASE
+            WHEN tg_opt_one_mode() AND tg_opt_default_mode() = 'IGNORE' THEN p.actual_names
+            WHEN tg_opt_one_mode() THEN p.actual_keys
+            ELSE tg_call_keys(p.actual_names, p.actual_args, tg_opt_modes(p.actual_names))
+        END AS a_keys,
+        CASE
+            WHEN tg_opt_one_mode() AND tg_opt_default_mode() = 'IGNORE' THEN p.expected_names
+            WHEN tg_opt_one_mode() THEN p.expected_keys
+            ELSE tg_call_keys(p.expected_names, p.expected_args, tg_opt_modes(p.expected_names))
+        END AS e_keys,
+        -- The order calls are compared in: as made (NULL), or regrouped.
+        CASE WHEN tg_opt_unordered() THEN tg_regroup(p.actual_names, p.actual_groups, p.expected_names) END AS perm
+    FROM scored_trajectory_pairs p
 ),
-expected AS (
-    SELECT e.turn_id, e.seq, e.name, e.args,
-           coalesce(o.per_tool->>e.name, o.args_match) AS mode
-    FROM scored_expected_calls e, options o
-),
-actual AS (
-    SELECT c.turn_id, c.seq, c.name, c.args, c.args_captured,
-           min(c.seq) OVER (PARTITION BY c.turn_id, c.parallel_group) AS group_start
-    FROM scored_calls c
-),
-hints AS (
-    -- With unordered_parallel_calls, calls within a group line up behind the first
-    -- expected call they match.
-    SELECT a.turn_id, a.seq, min(x.seq) AS hint
-    FROM actual a
-    JOIN expected x ON x.turn_id = a.turn_id AND x.name = a.name
-    CROSS JOIN options o
-    WHERE o.unordered AND tg_call_match({'name': a.name, 'args': a.args}, x)
-    GROUP BY ALL
-),
-actual_lists AS (
+scored AS (
     SELECT
-        a.turn_id,
-        list({'name': a.name, 'args': a.args, 'mode': NULL::VARCHAR}
-             ORDER BY CASE WHEN o.unordered THEN a.group_start END, h.hint NULLS LAST, a.seq) AS calls,
-        bool_and(a.args_captured) AS captured
-    FROM actual a
-    LEFT JOIN hints h USING (turn_id, seq)
-    CROSS JOIN options o
-    GROUP BY a.turn_id
-),
-expected_lists AS (
-    SELECT turn_id, list({'name': name, 'args': args, 'mode': mode} ORDER BY seq) AS calls,
-           bool_or(mode <> 'IGNORE') AS needs_args
-    FROM expected
-    GROUP BY turn_id
-),
-paired AS (
-    SELECT
-        t.turn_id,
-        coalesce(a.calls, []::STRUCT(name VARCHAR, args VARCHAR, mode VARCHAR)[]) AS actual,
-        coalesce(e.calls, []::STRUCT(name VARCHAR, args VARCHAR, mode VARCHAR)[]) AS expected,
-        NOT coalesce(a.captured, true) AND coalesce(e.needs_args, false) AS args_missing
-    FROM scored_expected t
-    LEFT JOIN actual_lists a USING (turn_id)
-    LEFT JOIN expected_lists e USING (turn_id)
+        turn_id, actual_names, actual_args, expected_names, expected_args, perm,
+        NOT actual_captured AND tg_opt_needs_args() AND len(expected_names) > 0 AS args_missing,
+        CASE
+            WHEN tg_opt_uses_subset() THEN tg_traj_score(
+                tg_call_structs(actual_names, actual_args, coalesce(perm, range(1, len(actual_names) + 1))),
+                tg_call_structs(expected_names, expected_args, range(1, len(expected_names) + 1)),
+                tg_opt_match_type())
+            WHEN perm IS NULL THEN tg_traj_score_keys(a_keys, e_keys, tg_opt_match_type())
+            ELSE tg_traj_score_keys(list_transform(perm, lambda i: a_keys[i]), e_keys, tg_opt_match_type())
+        END AS raw_score
+    FROM keyed
 )
 SELECT
-    p.turn_id,
-    CASE WHEN NOT p.args_missing THEN tg_traj_score(p.actual, p.expected, o.match_type) END AS score,
-    json_object(
-        'match_type', o.match_type,
-        'expected', list_transform(p.expected, lambda c: {'name': c.name, 'args': c.args::JSON}),
-        'actual', list_transform(p.actual, lambda c: {'name': c.name, 'args': c.args::JSON}),
-        'reason', CASE WHEN p.args_missing
+    turn_id,
+    CASE WHEN NOT args_missing THEN raw_score END AS score,
+    CASE WHEN args_missing OR raw_score < 1 THEN json_object(
+        'match_type', tg_opt_match_type(),
+        'expected', list_transform(range(1, len(expected_names) + 1), lambda j:
+            {'name': expected_names[j], 'args': expected_args[j]::JSON}),
+        'actual', list_transform(coalesce(perm, range(1, len(actual_names) + 1)), lambda i:
+            {'name': actual_names[i], 'args': actual_args[i]::JSON}),
+        'reason', CASE WHEN args_missing
             THEN 'tool arguments were not captured (turn on content capture) so they cannot be compared'
         END
-    ) AS detail
-FROM paired p, options o
+    ) ELSE json_object('match_type', tg_opt_match_type()) END AS detail
+FROM scored

@@ -25,3 +25,9 @@ def queries_dir() -> Path:
 def sql_files(subdir: str) -> list[Path]:
     """The `.sql` files of `queries/<subdir>`, in name order (numbered where order matters)."""
     return sorted((queries_dir() / subdir).glob("*.sql"))
+
+
+def scoring_sql(step: str) -> str:
+    """The text of `queries/scoring/NN_<step>.sql` (inputs, derived, levels or store)."""
+    (path,) = [p for p in sql_files("scoring") if p.stem.split("_", 1)[1] == step]
+    return path.read_text()

@@ -19,6 +19,8 @@ from typing import Any
 import pytest
 import yaml
 
+from tracegrade.ingest.server import config as serve_config
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 COLLECTOR_CONFIG_DIR = REPO_ROOT / "collector-config"
 COLLECTOR_CONFIG_NAMES = ("production.yaml", "eval.yaml")
@@ -34,12 +36,13 @@ class ServeDefaults:
     health_path: str
 
 
-# The serve contract these files are built against, written down once.
-# TODO(lead): read these from the serve implementation once it lands, e.g.
-#   from tracegrade.ingest.server import DEFAULT_HTTP_PORT, DEFAULT_GRPC_PORT, DEFAULT_HOST
-# so that changing serve's defaults fails these tests instead of quietly breaking the pipeline.
+# The serve contract these files are built against, read from serve itself: changing serve's
+# defaults fails these tests instead of quietly breaking the pipeline.
 SERVE_DEFAULTS = ServeDefaults(
-    host="127.0.0.1", http_port=4318, grpc_port=4317, health_path="/health"
+    host=serve_config.DEFAULT_HOST,
+    http_port=serve_config.DEFAULT_HTTP_PORT,
+    grpc_port=serve_config.DEFAULT_GRPC_PORT,
+    health_path=serve_config.HEALTH_PATH,
 )
 
 

@@ -75,7 +75,7 @@ def test_read_only_refuses_a_file_from_an_older_tracegrade(db_path: Path) -> Non
 
 
 def test_reading_a_database_that_does_not_exist_says_so(tmp_path: Path) -> None:
-    with pytest.raises(DatabaseError, match="no database at .*missing.duckdb"):
+    with pytest.raises(DatabaseError, match=r"no database at .*missing\.duckdb"):
         connect(tmp_path / "missing.duckdb", read_only=True)
 
 

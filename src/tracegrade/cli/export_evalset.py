@@ -18,7 +18,9 @@ def export_evalset(
     where: Annotated[
         str, typer.Option(help='SQL condition on the turns view, e.g. "tool_errors > 0".')
     ],
-    eval_set_id: Annotated[str | None, typer.Option(help="Eval set id (default: the file name).")] = None,
+    eval_set_id: Annotated[
+        str | None, typer.Option(help="Eval set id (default: the file name).")
+    ] = None,
     limit: Annotated[int, typer.Option(min=1, help="At most this many sessions.")] = 100,
     db: DbOption = None,
 ) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 
 import duckdb
 
-from tracegrade._resources import sql_files
+from tracegrade._resources import scoring_sql
 from tracegrade.errors import ConfigError, TracegradeError
 from tracegrade.scoring.criteria import ScoringConfig
 from tracegrade.scoring.functions import register_functions
@@ -32,18 +32,33 @@ def score(
     config: ScoringConfig,
     specs: dict[str, MetricSpec],
 ) -> ScoringResult:
+    """Score the turns `selection` picks from the views, record and return the verdict."""
     register_functions(connection)
     prepare_inputs(connection, selection)
     if not connection.execute("SELECT 1 FROM scored_turns LIMIT 1").fetchall():
         raise NothingToScore(f"no stored turns match {_describe(selection)}")
+    return score_loaded(connection, config, specs, selection)
+
+
+def score_loaded(
+    connection: duckdb.DuckDBPyConnection,
+    config: ScoringConfig,
+    specs: dict[str, MetricSpec],
+    selection: Selection | None = None,
+) -> ScoringResult:
+    """Score what the input tables hold (filled by `prepare_inputs` or `inputs.load_inputs`)."""
+    if selection is None:
+        runs = connection.execute("SELECT DISTINCT run_id FROM scored_turns").fetchall()
+        selection = Selection(run_id=runs[0][0] if len(runs) == 1 else None)
+    register_functions(connection)
     load_prices(connection, config.prices)
     metrics = _metrics_to_run(config, specs, has_expected=_has_expected(connection))
     _load_criteria(connection, config, metrics)
     _run_scorers(connection, metrics, config)
     scoring_id = uuid.uuid4().hex[:12]
     connection.execute("SET VARIABLE tg_scoring_id = ?", [scoring_id])
-    for path in sql_files("scoring")[1:]:
-        connection.execute(path.read_text())
+    connection.execute(scoring_sql("levels"))
+    connection.execute(scoring_sql("store"))
     result = decide(connection, scoring_id, selection, config)
     _record(connection, result, selection, config)
     return result
@@ -74,7 +89,8 @@ def prepare_inputs(connection: duckdb.DuckDBPyConnection, selection: Selection) 
         """,
         params,
     )
-    connection.execute(sql_files("scoring")[0].read_text())
+    connection.execute(scoring_sql("inputs"))
+    connection.execute(scoring_sql("derived"))
 
 
 def _has_expected(connection: duckdb.DuckDBPyConnection) -> bool:

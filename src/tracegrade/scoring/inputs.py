@@ -15,7 +15,7 @@ from typing import Any
 import duckdb
 import numpy as np
 
-from tracegrade._resources import sql_files
+from tracegrade._resources import scoring_sql
 from tracegrade.scoring.functions import register_functions
 
 INPUT_TABLES = (
@@ -33,7 +33,7 @@ def create_empty_inputs(connection: duckdb.DuckDBPyConnection) -> None:
         "CREATE OR REPLACE TEMP TABLE scored_turns AS "
         "SELECT *, false AS has_expected FROM turns WHERE false"
     )
-    connection.execute(sql_files("scoring")[0].read_text())
+    connection.execute(scoring_sql("inputs"))
 
 
 def load_inputs(
@@ -50,6 +50,7 @@ def load_inputs(
         if table not in INPUT_TABLES:
             raise ValueError(f"{table} is not a scorer input table ({', '.join(INPUT_TABLES)})")
         _insert(connection, table, columns)
+    connection.execute(scoring_sql("derived"))
 
 
 def _inputs_exist(connection: duckdb.DuckDBPyConnection) -> bool:

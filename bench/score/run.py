@@ -1,0 +1,197 @@
+"""bench/score: score synthetic turns with tracegrade's SQL and, in the same run, with
+google-adk's own TrajectoryEvaluator and response-match (ROUGE-1) evaluator. Prints
+turns/s, peak RSS and the ratios; every size runs in a fresh process.
+
+    python bench/score/run.py [--sizes 10000,100000,1000000] [--adk-max 100000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+
+def ours(n: int, trajectory_only: bool) -> dict[str, Any]:
+    from synthetic import turns
+
+    from tracegrade.scoring import available_metrics, parse_config
+    from tracegrade.scoring.canonical import canonical_args
+    from tracegrade.scoring.engine import run_metric, score_loaded
+    from tracegrade.scoring.inputs import load_inputs
+    from tracegrade.store import connect
+
+    data = turns(n)
+    connection = connect(":memory:")
+    load_inputs(connection, _tables(data, canonical_args))
+    specs = available_metrics()
+    start = time.perf_counter()
+    if trajectory_only:
+        rows = run_metric(
+            connection, specs["tool_trajectory_avg_score"], {"match_type": "IN_ORDER"}
+        )
+        scored = len(rows)
+    else:
+        result = score_loaded(connection, parse_config(None, specs), specs)
+        scored = result.turns
+    seconds = time.perf_counter() - start
+    return {"turns": scored, "seconds": seconds}
+
+
+def _tables(data: list[Any], canonical: Any) -> dict[str, dict[str, list[Any]]]:
+    ids = [f"t{i:07d}" for i in range(len(data))]
+    calls: dict[str, list[Any]] = {
+        k: []
+        for k in ("turn_id", "seq", "name", "args", "args_captured", "parallel_group", "is_error")
+    }
+    expected: dict[str, list[Any]] = {k: [] for k in ("turn_id", "seq", "name", "args")}
+    for turn_id, turn in zip(ids, data, strict=True):
+        for seq, (name, args) in enumerate(turn.actual, start=1):
+            for key, value in zip(
+                calls,
+                (turn_id, seq, name, canonical(args), True, f"{turn_id}{seq}", False),
+                strict=True,
+            ):
+                calls[key].append(value)
+        for seq, (name, args) in enumerate(turn.expected, start=1):
+            for key, value in zip(expected, (turn_id, seq, name, canonical(args)), strict=True):
+                expected[key].append(value)
+    n = len(data)
+    return {
+        "scored_turns": {
+            "turn_id": ids,
+            "run_id": ["bench"] * n,
+            "eval_set_id": ["bench"] * n,
+            "case_id": [f"c{i // 5}" for i in range(n)],
+            "repeat": [i % 5 for i in range(n)],
+            "turn_index": [0] * n,
+            "final_text": [t.response for t in data],
+            "is_error": [False] * n,
+            "has_expected": [True] * n,
+            "latency_ms": [1000.0 + i % 700 for i in range(n)],
+            "tool_calls": [len(t.actual) for t in data],
+            "llm_calls": [3] * n,
+            "llm_errors": [0] * n,
+            "tool_errors": [0] * n,
+            "total_tokens": [500] * n,
+        },
+        "scored_expected": {
+            "turn_id": ids,
+            "final_text": [t.reference for t in data],
+            "n_tool_calls": [3] * n,
+        },
+        "scored_calls": calls,
+        "scored_expected_calls": expected,
+    }
+
+
+def adk(n: int, trajectory_only: bool) -> dict[str, Any]:
+    from google.adk.evaluation.eval_case import IntermediateData, Invocation
+    from google.adk.evaluation.eval_metrics import EvalMetric, ToolTrajectoryCriterion
+    from google.adk.evaluation.final_response_match_v1 import RougeEvaluator
+    from google.adk.evaluation.trajectory_evaluator import TrajectoryEvaluator
+    from google.genai import types
+    from synthetic import turns
+
+    def invocation(calls: list[Any], text: str) -> Invocation:
+        return Invocation(
+            user_content=types.Content(role="user", parts=[types.Part(text="q")]),
+            final_response=types.Content(role="model", parts=[types.Part(text=text)]),
+            intermediate_data=IntermediateData(
+                tool_uses=[types.FunctionCall(name=c, args=a) for c, a in calls]
+            ),
+        )
+
+    data = turns(n)
+    actual = [invocation(t.actual, t.response) for t in data]
+    expected = [invocation(t.expected, t.reference) for t in data]
+    criterion = ToolTrajectoryCriterion(
+        threshold=1.0, match_type=ToolTrajectoryCriterion.MatchType.IN_ORDER
+    )
+    trajectory = TrajectoryEvaluator(
+        eval_metric=EvalMetric(
+            metric_name="tool_trajectory_avg_score", threshold=1.0, criterion=criterion
+        )
+    )
+    response = RougeEvaluator(EvalMetric(metric_name="response_match_score", threshold=0.8))
+    start = time.perf_counter()
+    trajectory.evaluate_invocations(actual, expected)
+    if not trajectory_only:
+        response.evaluate_invocations(actual, expected)
+    return {"turns": n, "seconds": time.perf_counter() - start}
+
+
+def _child(which: str, n: int, trajectory_only: bool) -> dict[str, Any]:
+    result = (ours if which == "ours" else adk)(n, trajectory_only)
+    result["peak_rss_mb"] = _peak_rss_mb()
+    return result
+
+
+def _peak_rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def _spawn(which: str, n: int, trajectory_only: bool) -> dict[str, Any]:
+    args = [sys.executable, __file__, "--child", which, "--n", str(n)] + (
+        ["--trajectory-only"] if trajectory_only else []
+    )
+    done = subprocess.run(
+        args,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONWARNINGS": "ignore"},
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", default="10000,100000,1000000")
+    parser.add_argument(
+        "--adk-max", type=int, default=100_000, help="largest size ADK also runs at"
+    )
+    parser.add_argument("--child")
+    parser.add_argument("--n", type=int)
+    parser.add_argument("--trajectory-only", action="store_true")
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(_child(args.child, args.n, args.trajectory_only)))
+        return
+    head = f"{'turns':>9} {'what':34} {'tracegrade/s':>13} {'ADK/s':>9} {'ratio':>7}"
+    print(f"{head} {'our peak MB':>12} {'ADK peak MB':>12}")
+    for n in (int(s) for s in args.sizes.split(",")):
+        for trajectory_only, label in (
+            (True, "trajectory (IN_ORDER)"),
+            (False, "default metrics vs ADK's two"),
+        ):
+            mine = _spawn("ours", n, trajectory_only)
+            theirs = _spawn("adk", n, trajectory_only) if n <= args.adk_max else None
+            _row(n, label, mine, theirs)
+
+
+def _row(n: int, label: str, mine: dict[str, Any], theirs: dict[str, Any] | None) -> None:
+    ours_rate = mine["turns"] / mine["seconds"]
+    adk_rate = theirs["turns"] / theirs["seconds"] if theirs else None
+    ratio = f"{ours_rate / adk_rate:6.1f}x" if adk_rate else "      –"
+    adk_text = f"{adk_rate:9.0f}" if adk_rate else "        –"
+    adk_mem = f"{theirs['peak_rss_mb']:12.0f}" if theirs else "           –"
+    mine_mem = f"{mine['peak_rss_mb']:12.0f}"
+    print(
+        f"{n:9d} {label:34} {ours_rate:13.0f} {adk_text} {ratio} {mine_mem} {adk_mem}",
+        flush=True,
+    )
+
+
+if __name__ == "__main__":
+    main()

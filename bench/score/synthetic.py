@@ -1,0 +1,105 @@
+"""Synthetic eval turns for bench/score: 3 expected calls, 3-5 actual, 20-40 word texts."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any
+
+TOOLS = [f"tool_{i:02d}" for i in range(20)]
+WORDS = (
+    [
+        "weather",
+        "paris",
+        "temperature",
+        "sunny",
+        "cloudy",
+        "rain",
+        "forecast",
+        "tomorrow",
+        "today",
+        "degrees",
+        "celsius",
+        "fahrenheit",
+        "humidity",
+        "wind",
+        "light",
+        "kitchen",
+        "bedroom",
+        "living",
+        "room",
+        "turned",
+        "switched",
+        "device",
+        "thermostat",
+        "set",
+        "running",
+        "booked",
+        "flight",
+        "hotel",
+        "cancelled",
+        "orders",
+        "invoice",
+        "total",
+        "payment",
+        "the",
+        "is",
+        "in",
+        "at",
+        "and",
+        "your",
+        "has",
+        "been",
+        "now",
+        "will",
+        "be",
+        "with",
+        "for",
+        "it",
+        "a",
+        "of",
+        "to",
+    ]
+    + [f"word{i}" for i in range(1500)]
+    + ["70.7", "14:00", "21.5°C", "café", "東京", "déjà"]
+)
+
+
+@dataclass(frozen=True)
+class Turn:
+    actual: list[tuple[str, dict[str, Any]]]
+    expected: list[tuple[str, dict[str, Any]]]
+    response: str
+    reference: str
+
+
+def turns(n: int, seed: int = 7) -> list[Turn]:
+    rng = random.Random(seed)
+    return [_turn(rng) for _ in range(n)]
+
+
+def _call(rng: random.Random) -> tuple[str, dict[str, Any]]:
+    return rng.choice(TOOLS), {
+        "city": rng.choice(["Paris", "Rome", "Oslo"]),
+        "count": rng.choice([1, 2, 3.0]),
+    }
+
+
+def _text(rng: random.Random) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(rng.randint(20, 40))) + "."
+
+
+def _turn(rng: random.Random) -> Turn:
+    expected = [_call(rng) for _ in range(3)]
+    actual = list(expected)
+    roll = rng.random()
+    if roll < 0.3:
+        rng.shuffle(actual)
+    if roll > 0.5:
+        actual.insert(rng.randint(0, len(actual)), _call(rng))
+    if roll > 0.8:
+        actual.insert(rng.randint(0, len(actual)), _call(rng))
+    reference = _text(rng)
+    words = reference.split()
+    response = " ".join(w for w in words if rng.random() > 0.2) + " " + _text(rng)[:60]
+    return Turn(actual, expected, response, reference)

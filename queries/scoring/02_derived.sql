@@ -1,0 +1,42 @@
+-- Derived inputs, rebuilt from the input tables however they were filled: each turn's calls
+-- as parallel lists in call order, built once for every metric that compares trajectories.
+
+-- scored_trajectories: one row per scored turn with tool calls.
+CREATE OR REPLACE TEMP TABLE scored_trajectories AS
+SELECT
+    turn_id,
+    list(name ORDER BY seq) AS names,
+    list(args ORDER BY seq) AS args,
+    list(parallel_group ORDER BY seq) AS groups,
+    -- Name and arguments together: equal keys are equal calls (tg_call_keys, mode EXACT).
+    list(name || chr(31) || coalesce(args, chr(0)) ORDER BY seq) AS keys,
+    bool_and(args_captured) AS args_captured
+FROM scored_calls
+GROUP BY turn_id;
+
+-- scored_trajectory_pairs: one row per turn with an expectation: its actual calls beside
+-- the expected ones (empty lists where there are none).
+CREATE OR REPLACE TEMP TABLE scored_trajectory_pairs AS
+WITH expected AS (
+    SELECT
+        e.turn_id,
+        coalesce(list(c.name ORDER BY c.seq) FILTER (c.name IS NOT NULL), []) AS names,
+        coalesce(list(c.args ORDER BY c.seq) FILTER (c.name IS NOT NULL), []) AS args,
+        coalesce(list(c.name || chr(31) || coalesce(c.args, chr(0)) ORDER BY c.seq)
+            FILTER (c.name IS NOT NULL), []) AS keys
+    FROM scored_expected e
+    LEFT JOIN scored_expected_calls c USING (turn_id)
+    GROUP BY e.turn_id
+)
+SELECT
+    e.turn_id,
+    coalesce(a.names, []::VARCHAR[]) AS actual_names,
+    coalesce(a.args, []::VARCHAR[]) AS actual_args,
+    coalesce(a.groups, []::VARCHAR[]) AS actual_groups,
+    coalesce(a.keys, []::VARCHAR[]) AS actual_keys,
+    coalesce(a.args_captured, true) AS actual_captured,
+    e.names AS expected_names,
+    e.args AS expected_args,
+    e.keys AS expected_keys
+FROM expected e
+LEFT JOIN scored_trajectories a USING (turn_id);

@@ -1,0 +1,152 @@
+"""Reaching a database that `tracegrade serve` holds: discovery, and a read-only SQL client.
+
+DuckDB lets one process write a file. While `tracegrade serve` has it, the server writes
+a sidecar `<db>.serve.json` (its pid, URL, and whether a token is needed, never the token)
+and removes it on a clean exit. `find_server()` reads the sidecar and checks that the
+process lives and answers; `RemoteDatabase` then runs SELECTs through the server.
+
+Standard library only: commands that merely query must not pull in the server's stack.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import urllib.error
+import urllib.request
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from tracegrade.errors import DatabaseError
+
+SIDECAR_SUFFIX = ".serve.json"
+TOKEN_ENV = "TRACEGRADE_TOKEN"
+
+
+class RemoteError(DatabaseError):
+    """The server refused or failed a query, or could not be reached."""
+
+
+@dataclass(frozen=True)
+class ServerInfo:
+    """What the sidecar says about the `tracegrade serve` holding a database."""
+
+    pid: int
+    url: str
+    """Base URL of the HTTP port, e.g. http://127.0.0.1:4318 (SQL at /v1/sql)."""
+    token_required: bool
+    db: str
+    grpc_port: int | None = None
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=2)
+
+
+def sidecar_path(db: str | os.PathLike[str]) -> Path:
+    path = Path(db).expanduser().resolve()
+    return path.with_name(path.name + SIDECAR_SUFFIX)
+
+
+def read_sidecar(db: str | os.PathLike[str]) -> ServerInfo | None:
+    try:
+        document = json.loads(sidecar_path(db).read_text())
+        return ServerInfo(**document)
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+def find_server(db: str | os.PathLike[str], timeout_s: float = 2.0) -> ServerInfo | None:
+    """The live server holding `db`, or None (no sidecar, process gone, or not answering)."""
+    info = read_sidecar(db)
+    if info is None or not _alive(info.pid):
+        return None
+    try:
+        health = _request(f"{info.url}/health", None, None, timeout_s)
+    except RemoteError:
+        return None
+    # A recycled pid could belong to another server: it must be serving this very file.
+    if health.get("db") != str(Path(db).expanduser().resolve()):
+        return None
+    return info
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # exists, owned by someone else
+        return True
+    return True
+
+
+@dataclass(frozen=True)
+class QueryResult:
+    columns: list[str]
+    types: list[str]
+    rows: list[list[Any]]
+    truncated: bool
+
+
+class RemoteDatabase:
+    """Read-only SQL through a `tracegrade serve` (POST /v1/sql)."""
+
+    def __init__(self, url: str, token: str | None = None, timeout_s: float = 120.0) -> None:
+        self.url = url.rstrip("/")
+        self._token = token if token is not None else os.environ.get(TOKEN_ENV) or None
+        self._timeout_s = timeout_s
+
+    @classmethod
+    def for_server(cls, info: ServerInfo, token: str | None = None) -> RemoteDatabase:
+        return cls(info.url, token)
+
+    def query(
+        self, sql: str, params: list[Any] | None = None, *, limit: int | None = None
+    ) -> tuple[list[str], list[list[Any]]]:
+        """Columns and rows of one SELECT; raises `RemoteError` if the rows were capped."""
+        result = self.execute(sql, params, limit=limit)
+        if result.truncated and limit is None:
+            raise RemoteError(
+                f"the result has more than the server's {len(result.rows)} row limit: "
+                "narrow the query, or aggregate in SQL"
+            )
+        return result.columns, result.rows
+
+    def execute(
+        self, sql: str, params: list[Any] | None = None, *, limit: int | None = None
+    ) -> QueryResult:
+        body: dict[str, Any] = {"sql": sql}
+        if params is not None:
+            body["params"] = params
+        if limit is not None:
+            body["limit"] = limit
+        document = _request(f"{self.url}/v1/sql", body, self._token, self._timeout_s)
+        return QueryResult(
+            document["columns"], document["types"], document["rows"], document["truncated"]
+        )
+
+
+def _request(
+    url: str, body: dict[str, Any] | None, token: str | None, timeout_s: float
+) -> dict[str, Any]:
+    headers = {"content-type": "application/json"}
+    if token:
+        headers["authorization"] = f"Bearer {token}"
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(url, data=data, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=timeout_s) as response:
+            document: dict[str, Any] = json.load(response)
+            return document
+    except urllib.error.HTTPError as exc:
+        raise RemoteError(f"{url}: {exc.code} {_reason(exc)}") from None
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        raise RemoteError(f"cannot reach tracegrade serve at {url}: {exc}") from None
+
+
+def _reason(exc: urllib.error.HTTPError) -> str:
+    try:
+        return str(json.loads(exc.read())["error"])
+    except (ValueError, KeyError, TypeError, OSError):
+        return str(exc.reason)

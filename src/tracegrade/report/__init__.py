@@ -1,0 +1,48 @@
+"""Reports: what a scoring found, for people (terminal), for diffing (JSON) and for CI (JUnit).
+
+Everything here reads through a `Reader`, so it works on the DuckDB file or through a
+`tracegrade serve` that owns it, and returns objects or strings: the CLI writes them.
+
+    report = build_report(reader, run_id=...)      # the latest scoring of the run
+    render_terminal(report) / to_json(report) / to_junit(report)
+    render_diff(diff_runs(reader, base_run_id, new_run_id))   # .regressed: exit 1
+    render_runs(list_runs(reader))
+    render_traffic(build_traffic_report(reader, scoring_id))
+"""
+
+from tracegrade.report.build import build_report
+from tracegrade.report.diff import CaseChange, CaseDiff, DiffTolerances, RunDiff, diff_runs
+from tracegrade.report.diff_render import render_diff
+from tracegrade.report.json_report import to_json
+from tracegrade.report.junit import to_junit
+from tracegrade.report.models import CaseReport, RepeatReport, RunReport, TurnReport
+from tracegrade.report.queries import ReportError
+from tracegrade.report.runs import RunSummary, list_runs, render_runs
+from tracegrade.report.terminal import render_terminal
+from tracegrade.report.traffic import TrafficReport, TrafficRow, build_traffic_report
+from tracegrade.report.traffic_render import render_traffic
+
+__all__ = [
+    "CaseChange",
+    "CaseDiff",
+    "CaseReport",
+    "DiffTolerances",
+    "RepeatReport",
+    "ReportError",
+    "RunDiff",
+    "RunReport",
+    "RunSummary",
+    "TrafficReport",
+    "TrafficRow",
+    "TurnReport",
+    "build_report",
+    "build_traffic_report",
+    "diff_runs",
+    "list_runs",
+    "render_diff",
+    "render_runs",
+    "render_terminal",
+    "render_traffic",
+    "to_json",
+    "to_junit",
+]

@@ -1,0 +1,167 @@
+"""Why a case failed or errored, in words: the findings both the terminal and JUnit show.
+
+For each failed repeat: the turns whose gating metrics failed, each with a one-line reason,
+the expected and actual trajectories side by side, and the response against its reference.
+Repeats that failed the same way are shown once ("repeats 0, 1").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import zip_longest
+from typing import Any
+
+from tracegrade.report.formatting import DASH, call, comparator, num
+from tracegrade.report.models import CaseReport, Criterion, MetricScore, RepeatReport, TurnReport
+from tracegrade.report.reasons import trajectory_reason
+
+
+@dataclass(frozen=True)
+class CallPair:
+    expected: str
+    actual: str
+    same: bool
+
+
+@dataclass(frozen=True)
+class MetricFinding:
+    headline: str
+    """`metric score, needs ≥ t`"""
+    reason: str = ""
+    calls: list[CallPair] = field(default_factory=list)
+    texts: list[tuple[str, str]] = field(default_factory=list)
+    """(label, text) pairs: the response and its reference."""
+
+
+@dataclass(frozen=True)
+class TurnFinding:
+    turn_index: int
+    user_text: str | None
+    metrics: list[MetricFinding]
+
+
+@dataclass(frozen=True)
+class RepeatFinding:
+    repeats: list[int]
+    turns: list[TurnFinding]
+    lines: list[str] = field(default_factory=list)
+    """For errors: what went wrong, a line each."""
+
+
+def failures(case: CaseReport, criteria: Sequence[Criterion]) -> list[RepeatFinding]:
+    better = {c.metric: c.better for c in criteria}
+    found = [
+        (r.repeat, [t for t in (_turn(turn, better) for turn in r.turns) if t.metrics])
+        for r in case.repeat_results
+        if r.verdict == "failed"
+    ]
+    return _grouped(found, lambda repeats, turns: RepeatFinding(repeats, turns))
+
+
+def errors(case: CaseReport) -> list[RepeatFinding]:
+    found = [(r.repeat, _error_lines(r)) for r in case.repeat_results if r.verdict == "error"]
+    return _grouped(found, lambda repeats, lines: RepeatFinding(repeats, [], lines))
+
+
+def _grouped(
+    found: list[tuple[int, Any]], make: Callable[[list[int], Any], RepeatFinding]
+) -> list[RepeatFinding]:
+    """Repeats with equal findings become one finding naming them all."""
+    groups: list[tuple[list[int], Any]] = []
+    for repeat, content in found:
+        match = next((g for g in groups if g[1] == content), None)
+        if match:
+            match[0].append(repeat)
+        else:
+            groups.append(([repeat], content))
+    return [make(repeats, content) for repeats, content in groups]
+
+
+def _turn(turn: TurnReport, better: Mapping[str, str | None]) -> TurnFinding:
+    failed = [s for s in turn.scores if s.gating and s.status == "failed"]
+    failed.sort(key=lambda s: (_kind(s), s.metric))
+    return TurnFinding(turn.turn_index, turn.user_text, [_metric(s, turn, better) for s in failed])
+
+
+def _kind(score: MetricScore) -> int:
+    """Trajectory metrics first, then response metrics, then budgets."""
+    detail = score.detail if isinstance(score.detail, dict) else {}
+    if "expected" in detail and "actual" in detail:
+        return 0
+    return 1 if "reference_missing" in detail else 2
+
+
+def _metric(
+    score: MetricScore, turn: TurnReport, better: Mapping[str, str | None]
+) -> MetricFinding:
+    detail: dict[str, Any] = score.detail if isinstance(score.detail, dict) else {}
+    bound = f"needs {comparator(better.get(score.metric))} {num(score.threshold)}"
+    head = f"{score.metric} {num(score.score)}, {bound}"
+    kind = _kind(score)
+    if kind == 0:
+        expected, actual = detail.get("expected") or [], detail.get("actual") or []
+        reason = trajectory_reason(expected, actual, str(detail.get("match_type") or "EXACT"))
+        return MetricFinding(head, detail.get("reason") or reason, _pairs(expected, actual))
+    if kind == 1:
+        missing = bool(detail.get("reference_missing"))
+        reason = "the eval set gives no reference response" if missing else "response differs"
+        texts = [("response", turn.final_text or DASH), ("reference", turn.reference_text or DASH)]
+        return MetricFinding(head, reason, texts=texts)
+    return MetricFinding(head)
+
+
+def _pairs(expected: list[Any], actual: list[Any]) -> list[CallPair]:
+    pairs = []
+    for e, a in zip_longest(expected, actual):
+        shown_e = call(e["name"], e.get("args")) if e else DASH
+        # An actual call's args are null only when they were not captured.
+        shown_a = call(a["name"], a.get("args"), a.get("args") is not None) if a else DASH
+        pairs.append(CallPair(shown_e, shown_a, e == a))
+    return pairs
+
+
+def _error_lines(repeat: RepeatReport) -> list[str]:
+    lines = []
+    for turn in repeat.turns:
+        if turn.error is None:
+            continue
+        lines.append(f"turn {turn.turn_index}: {turn.error.message or turn.error.type or 'error'}")
+        lines.extend(
+            f"  tool {call(c.name, c.args, c.args_captured)} raised: {c.error.message}"
+            for c in turn.tool_calls
+            if c.error is not None
+        )
+    return lines
+
+
+def repeats_label(repeats: Sequence[int]) -> str:
+    word = "repeat" if len(repeats) == 1 else "repeats"
+    return f"{word} {', '.join(str(r) for r in repeats)}"
+
+
+def as_lines(finding: RepeatFinding, indent: str = "") -> list[str]:
+    """A finding as plain text lines, trajectories side by side."""
+    lines = [f"{indent}{line}" for line in finding.lines]
+    for turn in finding.turns:
+        said = f' "{turn.user_text}"' if turn.user_text else ""
+        lines.append(f"{indent}turn {turn.turn_index}{said}")
+        for metric in turn.metrics:
+            lines.append(f"{indent}  {metric.headline}")
+            if metric.reason:
+                lines.append(f"{indent}    {metric.reason}")
+            lines.extend(f"{indent}    {line}" for line in side_by_side(metric.calls))
+            width = max((len(label) for label, _ in metric.texts), default=0)
+            lines.extend(f"{indent}    {label:<{width}}  {text}" for label, text in metric.texts)
+    return lines
+
+
+def side_by_side(pairs: Sequence[CallPair]) -> list[str]:
+    if not pairs:
+        return []
+    width = max(len("expected"), *(len(p.expected) for p in pairs))
+    rows = [f"   {'expected':<{width}}    actual"]
+    for number, pair in enumerate(pairs, 1):
+        mark = "  " if pair.same else "≠ "
+        rows.append(f"{number:>2} {pair.expected:<{width}}  {mark}{pair.actual}")
+    return rows

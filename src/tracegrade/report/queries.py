@@ -1,0 +1,128 @@
+"""What the reports read, as SQL through a `Reader`: the only place they touch the database.
+
+Every query orders its rows, and casts what a remote endpoint could not send as it is
+(timestamps become epoch microseconds), so local and remote reads give equal reports.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from tracegrade.errors import TracegradeError
+from tracegrade.store.reader import Reader, records
+
+Row = dict[str, Any]
+
+
+class ReportError(TracegradeError):
+    """The run or scoring asked for is not in the database."""
+
+
+_SCORING = """
+SELECT scoring_id, epoch_us(scored_at) AS scored_us, run_id, selection, config, turns,
+       error_rate, verdict, exit_code, tracegrade_version
+FROM scorings
+WHERE {where}
+ORDER BY scored_at DESC, scoring_id DESC
+LIMIT 1
+"""
+
+
+def find_scoring(reader: Reader, scoring_id: str | None, run_id: str | None) -> Row:
+    """The scoring asked for; else the latest of `run_id`; else the latest of any eval run."""
+    if scoring_id is not None:
+        rows = records(reader, _SCORING.format(where="scoring_id = ?"), [scoring_id])
+        if not rows:
+            raise ReportError(f"no scoring '{scoring_id}': `tracegrade runs` lists what is stored")
+        return rows[0]
+    if run_id is not None:
+        rows = records(reader, _SCORING.format(where="run_id = ?"), [run_id])
+        if not rows:
+            raise ReportError(
+                f"run '{run_id}' has not been scored: "
+                f"score it with `tracegrade score --run {run_id}`"
+            )
+        return rows[0]
+    rows = records(reader, _SCORING.format(where="run_id IS NOT NULL"), [])
+    if not rows:
+        raise ReportError(
+            "no eval run has been scored yet: `tracegrade run` records and scores one"
+        )
+    return rows[0]
+
+
+def run_row(reader: Reader, run_id: str) -> Row:
+    rows = records(
+        reader,
+        "SELECT run_id, epoch_us(started_at) AS started_us, agent, eval_sets, models, repeats, "
+        "parallel, cases, adk_version, tracegrade_version, git_commit "
+        "FROM eval_runs WHERE run_id = ? ORDER BY started_at LIMIT 1",
+        [run_id],
+    )
+    if not rows:
+        raise ReportError(f"no eval run '{run_id}': `tracegrade runs` lists the stored runs")
+    return rows[0]
+
+
+def case_rows(reader: Reader, scoring_id: str) -> list[Row]:
+    return records(
+        reader,
+        "SELECT eval_set_id, case_id, repeats, passed_repeats, failed_repeats, errored_repeats, "
+        "verdict, flaky, failed_metrics FROM case_results WHERE scoring_id = ? "
+        "ORDER BY eval_set_id, case_id",
+        [scoring_id],
+    )
+
+
+def turn_rows(reader: Reader, run_id: str) -> list[Row]:
+    """The run's turns, each with the eval set's expected final response."""
+    return records(
+        reader,
+        """
+        SELECT t.eval_set_id, t.case_id, t.repeat, t.turn_index, t.turn_id, t.trace_id,
+               t.user_text,
+               t.final_text, e.final_text AS reference_text, t.latency_ms,
+               t.input_tokens::BIGINT AS input_tokens, t.output_tokens::BIGINT AS output_tokens,
+               t.total_tokens::BIGINT AS total_tokens, t.models, t.is_error, t.error_type,
+               t.error_message
+        FROM turns t
+        LEFT JOIN expected_turns e
+          ON e.run_id = t.run_id AND e.eval_set_id = t.eval_set_id
+         AND e.case_id = t.case_id AND e.turn_index = t.turn_index
+        WHERE t.run_id = ?
+        ORDER BY t.eval_set_id, t.case_id, t.repeat, t.turn_index, t.turn_id
+        """,
+        [run_id],
+    )
+
+
+def call_rows(reader: Reader, trace_ids: list[str]) -> list[Row]:
+    """The tool calls in these traces, in order within each turn (AgentTool internals left
+    out). By trace rather than by joining `turns`: the filter reaches the spans scan, and
+    the turns view is not computed twice."""
+    return records(
+        reader,
+        "SELECT turn_id, seq, name, args, args_captured, is_error, error_type, error_message "
+        "FROM tool_calls WHERE list_contains(?, trace_id) AND seq IS NOT NULL "
+        "ORDER BY turn_id, seq",
+        [trace_ids],
+    )
+
+
+def score_rows(reader: Reader, scoring_id: str, level: str) -> list[Row]:
+    return records(
+        reader,
+        "SELECT eval_set_id, case_id, repeat, turn_index, turn_id, metric, score, threshold, "
+        "status, detail FROM scores WHERE scoring_id = ? AND level = ? "
+        "ORDER BY eval_set_id, case_id, repeat, turn_index, turn_id, metric",
+        [scoring_id, level],
+    )
+
+
+def iso_utc(epoch_us: Any) -> str | None:
+    """Epoch microseconds as an ISO 8601 UTC time, to the second."""
+    if epoch_us is None:
+        return None
+    moment = dt.datetime.fromtimestamp(int(epoch_us) / 1e6, dt.UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")

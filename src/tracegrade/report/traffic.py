@@ -1,0 +1,174 @@
+"""`build_traffic_report`: a scored selection of production turns, overall, per agent and
+per model.
+
+Traffic has no expectations, so this is about budgets and health: turns over a budget,
+repeated tool calls, tool errors, cost per turn (with how many turns could be priced),
+latency. Aggregation happens in SQL, so a large selection read through a remote endpoint
+comes back as a few rows.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tracegrade.report.models import RunMetric, ScoringInfo
+from tracegrade.report.queries import ReportError, Row, find_scoring, score_rows
+from tracegrade.report.summary import run_metrics, scoring_info
+from tracegrade.report.values import as_dict, as_float, as_int
+from tracegrade.store.reader import Reader, records
+
+SAMPLING_CAVEAT = (
+    "Error rates overstate the true rate if the Collector keeps every error trace "
+    "but samples the rest."
+)
+
+
+class TrafficRow(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    name: str = Field(description="the agent or model; 'all' for every scored turn")
+    turns: int
+    errored_turns: int
+    error_rate: float | None
+    budgets_breached: dict[str, int] = Field(description="metric: turns over its bound")
+    duplicate_call_turns: int = Field(description="turns that repeated a tool call")
+    consecutive_repeats: int = Field(description="calls identical to the call before them")
+    tool_errors: int
+    cost_per_turn_usd: float | None = Field(description="mean over the priced turns")
+    priced_turns: int
+    latency_p50_ms: float | None = Field(description="over turns that did not error")
+    latency_p95_ms: float | None
+
+
+class TrafficReport(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    scoring: ScoringInfo
+    selection: dict[str, Any] = Field(description="{run_id, since_s, sample, where}")
+    verdict: str
+    exit_code: int
+    overall: TrafficRow
+    by_agent: list[TrafficRow] = Field(description="by the turn's root agent")
+    by_model: list[TrafficRow] = Field(description="turns that called the model")
+    metrics: list[RunMetric]
+    caveat: str
+
+
+_GROUPED = """
+WITH per_turn AS (
+    SELECT turn_id,
+           list(metric ORDER BY metric) FILTER (status = 'failed') AS breached,
+           any_value(score) FILTER (metric = 'cost_usd') AS cost,
+           any_value(score) FILTER (metric = 'tool_efficiency') AS efficiency,
+           any_value((detail->>'consecutive_repeats')::INTEGER)
+               FILTER (metric = 'tool_efficiency') AS consecutive
+    FROM scores
+    WHERE scoring_id = ? AND level = 'turn'
+    GROUP BY turn_id
+),
+facts AS (
+    SELECT p.*, t.root_agent, t.models, t.latency_ms, t.is_error, t.tool_errors
+    FROM per_turn p JOIN turns t USING (turn_id)
+),
+grouped AS (
+    SELECT 'all' AS dimension, 'all' AS name, * FROM facts
+    UNION ALL
+    SELECT 'agent', coalesce(root_agent, '(unknown)'), * FROM facts
+    UNION ALL
+    SELECT 'model', model, * EXCLUDE (model) FROM (
+        SELECT unnest(CASE WHEN len(models) = 0 THEN ['(none)'] ELSE models END) AS model, *
+        FROM facts
+    )
+)
+"""
+
+_ROWS = (
+    _GROUPED
+    + """
+SELECT dimension, name, count(*) AS turns, count(*) FILTER (is_error) AS errored,
+       quantile_cont(latency_ms, 0.5) FILTER (NOT is_error) AS p50,
+       quantile_cont(latency_ms, 0.95) FILTER (NOT is_error) AS p95,
+       coalesce(sum(tool_errors), 0) AS tool_errors,
+       count(*) FILTER (efficiency < 1) AS duplicate_turns,
+       coalesce(sum(consecutive), 0) AS consecutive,
+       avg(cost) AS cost_per_turn, count(cost) AS priced
+FROM grouped
+GROUP BY dimension, name
+ORDER BY dimension, name
+"""
+)
+
+_BREACHES = (
+    _GROUPED
+    + """
+SELECT dimension, name, metric, count(*) AS turns
+FROM grouped, unnest(breached) AS b(metric)
+GROUP BY ALL
+ORDER BY ALL
+"""
+)
+
+
+def build_traffic_report(reader: Reader, scoring_id: str) -> TrafficReport:
+    scoring = find_scoring(reader, scoring_id, None)
+    if scoring["run_id"] is not None:
+        raise ReportError(
+            f"scoring '{scoring_id}' scored eval run '{scoring['run_id']}': use the run report"
+        )
+    info = scoring_info(scoring)
+    breaches: dict[tuple[str, str], dict[str, int]] = {}
+    for row in records(reader, _BREACHES, [scoring_id]):
+        breaches.setdefault((row["dimension"], row["name"]), {})[row["metric"]] = int(row["turns"])
+    rows = {
+        (row["dimension"], row["name"]): _row(row, breaches.get((row["dimension"], row["name"])))
+        for row in records(reader, _ROWS, [scoring_id])
+    }
+    empty = TrafficRow.model_validate(_EMPTY)
+    return TrafficReport(
+        scoring=info,
+        selection=as_dict(scoring["selection"]),
+        verdict=str(scoring["verdict"]),
+        exit_code=int(scoring["exit_code"]),
+        overall=rows.get(("all", "all"), empty),
+        by_agent=[r for (dimension, _), r in rows.items() if dimension == "agent"],
+        by_model=[r for (dimension, _), r in rows.items() if dimension == "model"],
+        metrics=run_metrics(score_rows(reader, scoring_id, "run"), info.criteria),
+        caveat=SAMPLING_CAVEAT,
+    )
+
+
+_EMPTY: dict[str, Any] = {
+    "name": "all",
+    "turns": 0,
+    "errored_turns": 0,
+    "error_rate": None,
+    "budgets_breached": {},
+    "duplicate_call_turns": 0,
+    "consecutive_repeats": 0,
+    "tool_errors": 0,
+    "cost_per_turn_usd": None,
+    "priced_turns": 0,
+    "latency_p50_ms": None,
+    "latency_p95_ms": None,
+}
+
+
+def _row(row: Row, breached: dict[str, int] | None) -> TrafficRow:
+    turns, errored = int(row["turns"]), int(row["errored"])
+    cost = as_float(row["cost_per_turn"])
+    return TrafficRow(
+        name=str(row["name"]),
+        turns=turns,
+        errored_turns=errored,
+        error_rate=errored / turns if turns else None,
+        budgets_breached=breached or {},
+        duplicate_call_turns=int(row["duplicate_turns"]),
+        consecutive_repeats=as_int(row["consecutive"]) or 0,
+        tool_errors=as_int(row["tool_errors"]) or 0,
+        cost_per_turn_usd=None if cost is None else round(cost, 10),
+        priced_turns=int(row["priced"]),
+        latency_p50_ms=as_float(row["p50"]),
+        latency_p95_ms=as_float(row["p95"]),
+    )

@@ -1,0 +1,84 @@
+"""`render_traffic`: a traffic scoring for people, per agent and per model."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from rich import box
+from rich.console import RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from tracegrade.report.formatting import DASH, count, exit_meaning, ms, pct, to_text, usd
+from tracegrade.report.traffic import TrafficReport, TrafficRow
+
+_HEADERS = ("", "turns", "errored", "over budget", "repeated\ncalls", "tool\nerrors",
+            "cost/turn", "latency (ms)\np50/p95")  # fmt: skip
+
+
+def render_traffic(report: TrafficReport, width: int = 100, color: bool = False) -> str:
+    return to_text(_renderables(report), width=width, color=color)
+
+
+def _renderables(report: TrafficReport) -> Iterator[RenderableType]:
+    overall = report.overall
+    yield Text(f"Traffic · scoring {report.scoring.scoring_id}", style="bold")
+    yield Text(f"{describe(report.selection)} · {count(overall.turns)} turns scored")
+    yield Text()
+    yield _table(report)
+    yield Text()
+    for metric in report.metrics:
+        if metric.breached and metric.status == "failed":
+            yield Text(f"run budget: {metric.metric} {'; '.join(metric.breached)}", style="red")
+    yield Text(report.caveat, style="dim")
+    yield Text(
+        f"{report.verdict.upper()} → exit code {exit_meaning(report.exit_code)}",
+        style="bold " + ("green" if report.verdict == "passed" else "red"),
+    )
+
+
+def describe(selection: dict[str, Any]) -> str:
+    """The selection in words: which turns were scored."""
+    parts = ["traffic"]
+    if not any(selection.get(k) is not None for k in ("since_s", "sample", "where")):
+        return "all traffic"
+    if selection.get("since_s"):
+        parts.append(f"of the last {selection['since_s']:g} s")
+    if selection.get("sample") is not None:
+        parts.append(f"sampled at {pct(selection['sample'])} of trace ids")
+    if selection.get("where"):
+        parts.append(f"where {selection['where']}")
+    return " ".join(parts)
+
+
+def _table(report: TrafficReport) -> Table:
+    table = Table(box=box.SIMPLE_HEAD, padding=0, show_edge=False, show_footer=True)
+    for title, footer in zip(_HEADERS, _cells(report.overall), strict=True):
+        justify = "left" if title in ("", "over budget") else "right"
+        table.add_column(title, footer=footer, justify=justify, overflow="fold")  # type: ignore[arg-type]
+    for heading, rows in (("per agent", report.by_agent), ("per model", report.by_model)):
+        table.add_row(Text(heading, style="bold"))
+        for row in rows:
+            table.add_row(*_cells(row))
+    return table
+
+
+def _cells(row: TrafficRow) -> list[str]:
+    budgets = ", ".join(f"{m} {n}" for m, n in sorted(row.budgets_breached.items())) or DASH
+    cost = usd(row.cost_per_turn_usd)
+    if row.priced_turns < row.turns:
+        cost += f" ({row.priced_turns}/{row.turns} priced)"
+    latency = (
+        DASH if row.latency_p50_ms is None else f"{ms(row.latency_p50_ms)}/{ms(row.latency_p95_ms)}"
+    )
+    return [
+        row.name,
+        count(row.turns),
+        f"{row.errored_turns} ({pct(row.error_rate)})",
+        budgets,
+        str(row.consecutive_repeats) if row.duplicate_call_turns else DASH,
+        str(row.tool_errors),
+        cost,
+        latency,
+    ]

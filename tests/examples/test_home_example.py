@@ -1,0 +1,161 @@
+"""The home-automation example runs offline, end to end, and gives its documented verdicts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from home_example import (
+    CASES,
+    CONFIG,
+    EVALSET,
+    FAILS_ON_PURPOSE,
+    offline_agent_module,
+    run_example,
+    trajectories,
+)
+
+from tracegrade.capture import BlockingSpanProcessor
+from tracegrade.exit_codes import ExitCode
+from tracegrade.scoring import Selection, load_scoring_config, score
+from tracegrade.store import SpanWriter
+from tracegrade.testing import ScriptedLlm, load_script
+
+
+@pytest.fixture(autouse=True)
+def agent_module(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    return offline_agent_module(monkeypatch)
+
+
+def test_exactly_the_intended_case_fails_and_nothing_errors(
+    captured: BlockingSpanProcessor, writer: SpanWriter
+) -> None:
+    result = run_example(captured)
+    loaded = load_scoring_config(None, [str(EVALSET)])
+    assert loaded.source == CONFIG  # found beside the eval set, as adk eval finds it
+    scored = score(writer.connection, Selection(run_id=result.run_id), loaded.config, loaded.specs)
+
+    assert [o.case_id for o in result.errors] == []
+    assert scored.error_rate == 0
+    verdicts = {c.case_id: (c.verdict, c.failed_metrics) for c in scored.cases}
+    expected = {case: ("passed", []) for case in CASES}
+    expected[FAILS_ON_PURPOSE] = ("failed", ["tool_trajectory_avg_score"])
+    assert verdicts == expected
+    assert scored.failed_run_metrics == []
+    assert scored.exit_code == ExitCode.GATE_FAILED
+
+
+def test_the_failure_shows_the_wrong_device(
+    captured: BlockingSpanProcessor, writer: SpanWriter
+) -> None:
+    result = run_example(captured)
+    loaded = load_scoring_config(None, [str(EVALSET)])
+    scored = score(writer.connection, Selection(run_id=result.run_id), loaded.config, loaded.specs)
+    (detail,) = writer.connection.execute(
+        "SELECT detail FROM scores WHERE scoring_id = ? AND level = 'turn' AND case_id = ? "
+        "AND metric = 'tool_trajectory_avg_score'",
+        [scored.scoring_id, FAILS_ON_PURPOSE],
+    ).fetchone() or (None,)
+    assert json.loads(detail) == {
+        "match_type": "IN_ORDER",
+        "expected": [
+            {"name": "list_devices", "args": {"location": "Bedroom"}},
+            {"name": "set_device_info", "args": {"device_id": "device_2", "status": "OFF"}},
+        ],
+        "actual": [{"name": "set_device_info", "args": {"device_id": "device_1", "status": "OFF"}}],
+        "reason": None,
+    }
+    # What the agent actually switched off: the living-room ceiling light.
+    (call,) = trajectories(writer.connection, result.run_id)[(FAILS_ON_PURPOSE, 0, 0)]
+    assert call["result"] == {
+        "device_id": "device_1",
+        "name": "ceiling light",
+        "status": "OFF",
+        "location": "Living Room",
+    }
+
+
+def test_no_case_leaks_state_in_any_order_or_concurrency(
+    captured: BlockingSpanProcessor, writer: SpanWriter, tmp_path: Path
+) -> None:
+    reversed_set = tmp_path / "home_reversed.evalset.json"
+    data = json.loads(EVALSET.read_text())
+    data["eval_cases"].reverse()
+    reversed_set.write_text(json.dumps(data))
+
+    baseline = trajectories(writer.connection, run_example(captured).run_id)
+    concurrent = trajectories(writer.connection, run_example(captured, parallel=4).run_id)
+    backwards = run_example(captured, eval_sets=[str(reversed_set)], parallel=4)
+    assert concurrent == baseline
+    assert trajectories(writer.connection, backwards.run_id) == baseline
+
+    # move_the_fan moves device_3 into the Bedroom; its next turn sees that, nobody else does.
+    (bedroom,) = baseline[("move_the_fan", 0, 1)]
+    assert [d["device_id"] for d in bedroom["result"]["devices"]] == ["device_2", "device_3"]
+    (kitchen,) = baseline[("kitchen_devices", 0, 0)]
+    assert [d["device_id"] for d in kitchen["result"]["devices"]] == ["device_3"]
+    # A case's session_input.state replaces the default home.
+    porch = baseline[("porch_light_from_state", 0, 0)]
+    assert porch[0]["result"] == {
+        "devices": [
+            {"device_id": "device_7", "name": "porch light", "status": "OFF", "location": "Porch"}
+        ]
+    }
+
+
+def test_numbers_match_by_value_as_in_adk(
+    captured: BlockingSpanProcessor, writer: SpanWriter
+) -> None:
+    result = run_example(captured)
+    sent = writer.connection.execute(
+        "SELECT c.args FROM tool_calls c JOIN turns t USING (turn_id) "
+        "WHERE t.run_id = ? AND t.case_id = 'bedroom_to_21'",
+        [result.run_id],
+    ).fetchall()
+    # The model sent a float, the eval set expects an int: 21.0 == 21, so the case passes.
+    assert [json.loads(args) for (args,) in sent] == [{"location": "Bedroom", "temperature": 21.0}]
+    assert '"temperature": 21.0' in sent[0][0]
+    expected = json.loads(EVALSET.read_text())["eval_cases"]
+    case = next(c for c in expected if c["eval_id"] == "bedroom_to_21")
+    assert case["conversation"][0]["intermediate_data"]["tool_uses"][0]["args"]["temperature"] == 21
+
+
+def test_the_script_answers_exactly_the_eval_sets_messages() -> None:
+    script = load_script(EVALSET.with_name("model_script.json"))
+    data = json.loads(EVALSET.read_text())
+    messages = {
+        turn["user_content"]["parts"][0]["text"]
+        for case in data["eval_cases"]
+        for turn in case["conversation"]
+    }
+    assert set(script.by_user_text or {}) == messages
+
+
+@pytest.mark.parametrize(
+    ("environment", "model"),
+    [
+        ({}, "scripted"),
+        ({"GOOGLE_API_KEY": "key"}, "gemini-2.5-flash"),
+        ({"GOOGLE_GENAI_USE_VERTEXAI": "true"}, "gemini-2.5-flash"),
+        ({"GOOGLE_GENAI_USE_VERTEXAI": "false"}, "scripted"),
+        ({"GOOGLE_API_KEY": "key", "HOME_AGENT_MODEL": "gemini-2.5-pro"}, "gemini-2.5-pro"),
+        ({"GOOGLE_API_KEY": "key", "HOME_AGENT_MODEL": "scripted"}, "scripted"),
+    ],
+)
+def test_gemini_only_with_credentials(
+    agent_module: ModuleType,
+    monkeypatch: pytest.MonkeyPatch,
+    environment: dict[str, str],
+    model: str,
+) -> None:
+    for name in ("GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI", "HOME_AGENT_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    chosen = agent_module.choose_model()
+    assert (chosen.model if isinstance(chosen, ScriptedLlm) else chosen) == (
+        "home-scripted" if model == "scripted" else model
+    )
+    assert isinstance(chosen, ScriptedLlm) == (model == "scripted")

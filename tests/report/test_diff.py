@@ -1,0 +1,100 @@
+"""`diff_runs`: regressions, fixes, changed trajectories and costs between two runs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import DATA
+from report.helpers import BASE_RUN, NEXT_RUN, score_with
+from tracegrade.capture import BlockingSpanProcessor
+from tracegrade.harness import RunOptions, run_eval
+from tracegrade.report import DiffTolerances, RunDiff, diff_runs, render_diff
+from tracegrade.scoring import Selection
+from tracegrade.store import LocalReader, SpanWriter
+
+SHOP = DATA / "evalsets" / "harness" / "shop.evalset.json"
+SHOP_AGENT = "tests.harness.shop_agent.agent:root_agent"
+
+
+def _kinds(diff: RunDiff) -> dict[str, list[str]]:
+    return {f"{c.eval_set_id}/{c.case_id}": [x.kind for x in c.changes] for c in diff.cases}
+
+
+def test_a_regression_a_fix_and_a_changed_trajectory(reader: LocalReader) -> None:
+    diff = diff_runs(reader, BASE_RUN, NEXT_RUN)
+    assert diff.regressed
+    kinds = _kinds(diff)
+    assert kinds["shop/transfer"] == [
+        "regressed",
+        "trajectory_changed",
+        "more_tool_calls",
+        "latency_up",
+        "tokens_up",
+    ]
+    assert kinds["extras/pear_price"] == ["fixed"]
+    assert kinds["shop/two_turns_with_state"] == ["cost_up", "tokens_up"]
+    assert kinds["shop/pear_only"] == kinds["shop/tool_crash"] == []
+    transfer = next(c for c in diff.cases if c.case_id == "transfer")
+    assert transfer.changes[1].message == (
+        "tools called transfer_to_agent, show_cart → show_cart, transfer_to_agent, show_cart"
+    )
+    assert "REGRESSION" in render_diff(diff)
+
+
+def test_identical_runs_do_not_regress(reader: LocalReader) -> None:
+    diff = diff_runs(reader, BASE_RUN, BASE_RUN)
+    assert not diff.regressed
+    assert all(not c.changes for c in diff.cases)
+    assert (diff.only_in_base, diff.only_in_new) == ([], [])
+    assert "No regression → exit code 0" in render_diff(diff)
+
+
+def test_direction_matters(reader: LocalReader) -> None:
+    diff = diff_runs(reader, NEXT_RUN, BASE_RUN)
+    assert diff.regressed  # pear_price passed in the new run, is flaky in the base
+    assert _kinds(diff)["extras/pear_price"] == ["regressed"]
+    assert _kinds(diff)["shop/transfer"][0] == "fixed"
+
+
+def test_tolerances_decide_what_is_worth_reporting(reader: LocalReader) -> None:
+    loose = DiffTolerances(latency_pct=50, cost_pct=100, tokens_pct=200, tool_calls=1)
+    kinds = _kinds(diff_runs(reader, BASE_RUN, NEXT_RUN, loose))
+    assert kinds["shop/transfer"] == ["regressed", "trajectory_changed"]
+    assert kinds["shop/two_turns_with_state"] == []
+
+
+def test_changed_eval_set_cases_only_in_one_run(
+    captured: BlockingSpanProcessor, writer: SpanWriter, tmp_path: Path
+) -> None:
+    base = run_eval(RunOptions(eval_sets=[str(SHOP)], agent=SHOP_AGENT)).run_id
+    changed = _changed_shop_eval_set(tmp_path)
+    new = run_eval(RunOptions(eval_sets=[str(changed)], agent=SHOP_AGENT)).run_id
+    assert captured.force_flush()
+    for run_id in (base, new):
+        score_with(writer.connection, Selection(run_id=run_id), {})
+
+    diff = diff_runs(LocalReader(writer.connection), base, new)
+    assert diff.regressed
+    assert diff.only_in_base == ["shop/model_crash"]
+    assert diff.only_in_new == ["shop/transfer_again"]
+    # The agent did the same: only the expectation moved, so the trajectory did not change.
+    assert _kinds(diff)["shop/transfer"] == ["regressed"]
+    text = render_diff(diff)
+    assert "only in the base run: shop/model_crash" in text
+    assert "only in the new run: shop/transfer_again" in text
+
+
+def _changed_shop_eval_set(folder: Path) -> Path:
+    """The shop eval set without model_crash, with a stricter transfer, and a new case."""
+    document = json.loads(SHOP.read_text())
+    cases = [c for c in document["eval_cases"] if c["eval_id"] != "model_crash"]
+    transfer = next(c for c in cases if c["eval_id"] == "transfer")
+    again = json.loads(json.dumps(transfer))
+    again["eval_id"] = "transfer_again"
+    calls = transfer["conversation"][0]["intermediate_data"]["tool_uses"]
+    calls[1]["args"] = {"verbose": True}  # the agent calls show_cart({}): now a failure
+    document["eval_cases"] = [*cases, again]
+    path = folder / "shop.evalset.json"
+    path.write_text(json.dumps(document))
+    return path

@@ -1,0 +1,80 @@
+"""Every user-facing format against its golden file, for runs with passing, failing, flaky
+and errored cases. `pytest tests/report --update-golden` rewrites them; read the diff."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from report.helpers import BASE_RUN, NEXT_RUN, SCORED_AT, fixed_scoring
+from tracegrade.report import (
+    RunReport,
+    build_report,
+    diff_runs,
+    list_runs,
+    render_diff,
+    render_runs,
+    render_terminal,
+    to_json,
+    to_junit,
+)
+from tracegrade.store import LocalReader
+
+Golden = Callable[[str, str], None]
+
+
+def test_terminal_summary(base_report: RunReport, golden: Golden) -> None:
+    report = fixed_scoring(base_report, "scoring-base")
+    golden("run_terminal.txt", render_terminal(report, width=100, color=False))
+
+
+def test_json_report(base_report: RunReport, golden: Golden) -> None:
+    report = fixed_scoring(base_report, "scoring-base")
+    golden("run_report.json", to_json(report))
+
+
+def test_junit_report(base_report: RunReport, golden: Golden) -> None:
+    report = fixed_scoring(base_report, "scoring-base")
+    golden("run_junit.xml", to_junit(report))
+
+
+def test_terminal_summary_of_a_fixed_run(reader: LocalReader, golden: Golden) -> None:
+    report = fixed_scoring(build_report(reader, run_id=NEXT_RUN), "scoring-next")
+    golden("next_run_terminal.txt", render_terminal(report, width=100, color=False))
+
+
+def test_diff(reader: LocalReader, golden: Golden) -> None:
+    diff = diff_runs(reader, BASE_RUN, NEXT_RUN)
+    fixed = diff.model_copy(
+        update={"base_scoring_id": "scoring-base", "new_scoring_id": "scoring-next"}
+    )
+    golden("diff.txt", render_diff(fixed))
+
+
+def test_runs_list(reader: LocalReader, golden: Golden) -> None:
+    runs = [
+        r.model_copy(update={"scoring_id": f"scoring-{r.run_id[-4:]}"}) for r in list_runs(reader)
+    ]
+    golden("runs.txt", render_runs(runs))
+
+
+def test_color_is_only_styling(base_report: RunReport) -> None:
+    plain = render_terminal(base_report)
+    colored = render_terminal(base_report, color=True)
+    assert "\x1b[" in colored
+    assert "\x1b[" not in plain
+    assert _strip_ansi(colored) == plain
+
+
+def test_golden_files_hold_no_volatile_values() -> None:
+    golden_dir = Path(__file__).parents[1] / "data" / "report" / "golden"
+    for path in golden_dir.iterdir():
+        text = path.read_text()
+        assert not re.search(r"/(work|home|tmp|Users)/", text), path  # no machine paths
+        if path.name.startswith("run_report"):
+            assert SCORED_AT in text
+
+
+def _strip_ansi(text: str) -> str:
+    return re.sub(r"\x1b\[[0-9;]*m", "", text)
