@@ -1,14 +1,32 @@
-"""tracegrade: grade LLM agents from their OpenTelemetry traces."""
+"""tracegrade: grade LLM agents from their OpenTelemetry traces.
 
+The names below load on first use, so importing tracegrade (a pytest plugin, the CLI
+starting up) does not pay for DuckDB and the OTel SDK until they are needed.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING, Any
 
-from tracegrade.capture import BlockingSpanProcessor, Capture, DuckDBSpanExporter, configure
-from tracegrade.errors import TracegradeError
+if TYPE_CHECKING:
+    from tracegrade.capture import BlockingSpanProcessor, Capture, DuckDBSpanExporter, configure
+    from tracegrade.errors import TracegradeError
 
 try:
     __version__ = version("tracegrade")
 except PackageNotFoundError:  # running from a checkout that was never installed
     __version__ = "0.0.0"
+
+_LAZY = {
+    "BlockingSpanProcessor": "tracegrade.capture",
+    "Capture": "tracegrade.capture",
+    "DuckDBSpanExporter": "tracegrade.capture",
+    "configure": "tracegrade.capture",
+    "configure_otlp": "tracegrade.capture",
+    "TracegradeError": "tracegrade.errors",
+}
 
 __all__ = [
     "BlockingSpanProcessor",
@@ -17,4 +35,11 @@ __all__ = [
     "TracegradeError",
     "__version__",
     "configure",
+    "configure_otlp",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'tracegrade' has no attribute {name!r}")

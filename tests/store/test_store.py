@@ -103,6 +103,8 @@ def test_a_locked_database_names_the_process_holding_it(db_path: Path) -> None:
     finally:
         holder.kill()
         holder.wait()
+        assert holder.stdout is not None
+        holder.stdout.close()
 
 
 def test_path_defaults_to_env_then_working_directory(

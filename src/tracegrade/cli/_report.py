@@ -47,7 +47,8 @@ def emit_report(
 def _width() -> int:
     import shutil
 
-    return max(80, min(shutil.get_terminal_size((100, 24)).columns, 160))
+    # Piped output (CI logs) has no terminal to fit: wide enough for side-by-side calls.
+    return max(80, min(shutil.get_terminal_size((120, 24)).columns, 160))
 
 
 def emit_traffic(db: Path, scoring_id: str) -> ExitCode:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import typer
 
 from tracegrade.cli._common import DbOption, user_errors
-from tracegrade.store import connect, resolve_path
 
 app = typer.Typer(help="The DuckDB file: its path, and upgrading it.", no_args_is_help=True)
 
@@ -13,12 +12,16 @@ app = typer.Typer(help="The DuckDB file: its path, and upgrading it.", no_args_i
 @app.command("path")
 def path(db: DbOption = None) -> None:
     """Print the database path, to open it in any DuckDB client."""
+    from tracegrade.store import resolve_path
+
     typer.echo(str(resolve_path(db).resolve()))
 
 
 @app.command("upgrade")
 def upgrade(db: DbOption = None) -> None:
     """Apply pending migrations and refresh the views and macros."""
+    from tracegrade.store import connect, resolve_path
+
     with user_errors():
         connect(db).close()
     typer.echo(f"{resolve_path(db)} is up to date")

@@ -7,10 +7,8 @@ from typing import Annotated
 
 import typer
 
-from tracegrade.cli._access import open_reader
 from tracegrade.cli._common import DbOption, user_errors
 from tracegrade.exit_codes import ExitCode
-from tracegrade.report import DiffTolerances, diff_runs, render_diff
 
 
 def diff(
@@ -24,6 +22,9 @@ def diff(
     db: DbOption = None,
 ) -> None:
     """Per case: pass→fail, more tool calls, latency/cost/tokens up, trajectory changes."""
+    from tracegrade.cli._access import open_reader
+    from tracegrade.report import DiffTolerances, diff_runs, render_diff
+
     tolerances = DiffTolerances(latency_pct=latency_pct, cost_pct=cost_pct, tokens_pct=tokens_pct)
     with user_errors(), open_reader(db) as reader:
         result = diff_runs(reader, base, new, tolerances)

@@ -7,10 +7,7 @@ from typing import Annotated
 
 import typer
 
-from tracegrade.cli._access import open_reader
 from tracegrade.cli._common import DbOption, user_errors
-from tracegrade.evalset import write_eval_set
-from tracegrade.evalset.from_traffic import cases_from_traffic
 
 
 def export_evalset(
@@ -29,6 +26,10 @@ def export_evalset(
     Each matching turn's session becomes one case, its conversation up to that turn, with
     the tool calls and final response of the time as the expectation: review them.
     """
+    from tracegrade.cli._access import open_reader
+    from tracegrade.evalset import write_eval_set
+    from tracegrade.evalset.from_traffic import cases_from_traffic
+
     set_id = eval_set_id or out.name.removesuffix(".json").removesuffix(".evalset")
     with user_errors(), open_reader(db) as reader:
         exported = cases_from_traffic(reader, where, set_id, limit)

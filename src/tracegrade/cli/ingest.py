@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from tracegrade.cli._common import DbOption, fail, user_errors
 from tracegrade.exit_codes import ExitCode
-from tracegrade.ingest import FileReport, ingest_files
-from tracegrade.store import SpanWriter, resolve_path
+
+if TYPE_CHECKING:
+    from tracegrade.ingest import FileReport
 
 
 def ingest(
@@ -24,6 +25,9 @@ def ingest(
     Spans already stored are skipped, so loading a file twice adds nothing. A record
     that cannot be decoded is reported with its file and line; the rest still load.
     """
+    from tracegrade.ingest import ingest_files
+    from tracegrade.store import SpanWriter, resolve_path
+
     with user_errors():
         writer = SpanWriter.open(db)
         try:

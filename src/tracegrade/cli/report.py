@@ -8,8 +8,6 @@ from typing import Annotated
 import typer
 
 from tracegrade.cli._common import DbOption, user_errors
-from tracegrade.cli._report import emit_report
-from tracegrade.store import resolve_path
 
 
 def report(
@@ -23,6 +21,9 @@ def report(
     junit: Annotated[Path | None, typer.Option(help="Write JUnit XML here.")] = None,
 ) -> None:
     """Print a run's summary again; exit with the code its gate decided."""
+    from tracegrade.cli._report import emit_report
+    from tracegrade.store import resolve_path
+
     with user_errors():
         code = emit_report(resolve_path(db), json_path=json_path, junit=junit, run_id=run)
     raise typer.Exit(int(code))

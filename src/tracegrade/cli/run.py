@@ -8,12 +8,6 @@ from typing import Annotated
 import typer
 
 from tracegrade.cli._common import DbOption, quiet_agent_logs, user_errors
-from tracegrade.cli._progress import case_progress
-from tracegrade.cli._report import emit_report
-from tracegrade.harness import RunOptions, plan_run
-from tracegrade.scoring import load_scoring_config
-from tracegrade.scoring.evaluate import evaluate
-from tracegrade.store import resolve_path
 
 
 def run(
@@ -49,6 +43,13 @@ def run(
     Exit codes: 0 passed, 1 quality gate failed, 2 usage or input error, 3 too many
     errors (agent, model or tool crashed), 130 interrupted.
     """
+    from tracegrade.cli._progress import case_progress
+    from tracegrade.cli._report import emit_report
+    from tracegrade.harness import RunOptions, plan_run
+    from tracegrade.scoring import load_scoring_config
+    from tracegrade.scoring.evaluate import evaluate
+    from tracegrade.store import resolve_path
+
     if not verbose:
         quiet_agent_logs()
     with user_errors():

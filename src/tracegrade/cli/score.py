@@ -10,10 +10,6 @@ from typing import Annotated
 import typer
 
 from tracegrade.cli._common import DbOption, fail, user_errors
-from tracegrade.cli._report import emit_report, emit_traffic
-from tracegrade.scoring import Selection, load_scoring_config
-from tracegrade.scoring.stored import latest_run_id, run_criteria, score_stored
-from tracegrade.store import resolve_path
 
 _DURATION = re.compile(r"^(\d+(?:\.\d+)?)([smhd])$")
 _UNIT_S = {"s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -50,6 +46,11 @@ def score(
     --since, --sample or --where it scores production traffic (turns of no eval run) with
     the metrics that need no expected answers: budgets, efficiency, cost, errors.
     """
+    from tracegrade.cli._report import emit_report, emit_traffic
+    from tracegrade.scoring import Selection, load_scoring_config
+    from tracegrade.scoring.stored import latest_run_id, run_criteria, score_stored
+    from tracegrade.store import resolve_path
+
     traffic = since is not None or sample is not None or where is not None
     if traffic and run:
         raise fail("--run scores an eval run; --since/--sample/--where score traffic: choose one")

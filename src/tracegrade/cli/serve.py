@@ -9,17 +9,15 @@ from typing import Annotated
 import typer
 
 from tracegrade.cli._common import DbOption, user_errors
-from tracegrade.ingest.server import (
+from tracegrade.ingest.server.config import (
     DEFAULT_GRPC_PORT,
     DEFAULT_HOST,
     DEFAULT_HTTP_PORT,
     DEFAULT_MAX_BODY_MB,
+    MIB,
     TOKEN_ENV,
     ServeConfig,
-    serve,
 )
-from tracegrade.ingest.server.config import MIB
-from tracegrade.store import resolve_path
 
 
 def serve_command(
@@ -58,6 +56,9 @@ def serve_command(
     on the same port. Stop it with SIGTERM or Ctrl-C: it finishes requests in progress,
     flushes and closes the database.
     """
+    from tracegrade.ingest.server import serve
+    from tracegrade.store import resolve_path
+
     _log_to_stderr()
     config = ServeConfig(
         db=resolve_path(db),

@@ -13,9 +13,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from tracegrade.cli._access import open_reader
 from tracegrade.cli._common import DbOption, user_errors
-from tracegrade.store.readonly import check_read_only
 
 
 class Format(StrEnum):
@@ -32,6 +30,9 @@ def sql(
     db: DbOption = None,
 ) -> None:
     """Run a read-only query: statements that write are refused."""
+    from tracegrade.cli._access import open_reader
+    from tracegrade.store.readonly import check_read_only
+
     with user_errors():
         check_read_only(query)
         with open_reader(db) as reader:
