@@ -113,6 +113,10 @@ class RemoteDatabase:
             )
         return result.columns, result.rows
 
+    def score(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Have the server score what `request` selects (see tracegrade.scoring.stored)."""
+        return _request(f"{self.url}/v1/score", request, self._token, self._timeout_s)
+
     def execute(
         self, sql: str, params: list[Any] | None = None, *, limit: int | None = None
     ) -> QueryResult:

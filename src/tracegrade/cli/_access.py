@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from tracegrade.errors import DatabaseLockedError
+from tracegrade.errors import DatabaseLockedError, TracegradeError
 from tracegrade.remote import RemoteDatabase, find_server
 from tracegrade.store import LocalReader, Reader, connect, resolve_path
 
@@ -25,19 +25,70 @@ class RemoteReader:
         return columns, [tuple(row) for row in rows]
 
 
+class ScoringTarget(Protocol):
+    def score(self, request: dict[str, Any]) -> dict[str, Any]: ...
+
+
 @contextmanager
-def open_reader(db: Path | None) -> Iterator[Reader]:
+def open_reader(db: Path | None, server: str | None = None) -> Iterator[Reader]:
     """Read-only access: the file if it is free, else through the server that holds it."""
+    if server:
+        yield RemoteReader(RemoteDatabase(server))
+        return
     path = resolve_path(db)
     try:
         connection = connect(path, read_only=True)
     except DatabaseLockedError as locked:
-        server = find_server(path)
-        if server is None:
-            raise locked from None
-        yield RemoteReader(RemoteDatabase.for_server(server))
+        yield RemoteReader(_server_holding(path, locked))
         return
     try:
         yield LocalReader(connection)
     finally:
         connection.close()
+
+
+@contextmanager
+def scoring_target(
+    db: Path | None, server: str | None, metric_dirs: Iterable[Path] = ()
+) -> Iterator[ScoringTarget]:
+    """Where scoring runs: in this process on the file, or in the server that holds it."""
+    if server:
+        yield _remote_scoring(RemoteDatabase(server), metric_dirs)
+        return
+    path = resolve_path(db)
+    try:
+        connection = connect(path)
+    except DatabaseLockedError as locked:
+        yield _remote_scoring(_server_holding(path, locked), metric_dirs)
+        return
+    try:
+        yield _LocalScoring(connection, list(metric_dirs))
+    finally:
+        connection.close()
+
+
+class _LocalScoring:
+    def __init__(self, connection: Any, metric_dirs: list[Path]) -> None:
+        self._connection = connection
+        self._metric_dirs = metric_dirs
+
+    def score(self, request: dict[str, Any]) -> dict[str, Any]:
+        from tracegrade.scoring.stored import score_request
+
+        return score_request(self._connection, request, self._metric_dirs)
+
+
+def _remote_scoring(remote: RemoteDatabase, metric_dirs: Iterable[Path]) -> RemoteDatabase:
+    if list(metric_dirs):
+        raise TracegradeError(
+            "--metrics: a server scores with its own metrics; run the custom ones on a copy "
+            "of the database, or after stopping the server"
+        )
+    return remote
+
+
+def _server_holding(path: Path, locked: DatabaseLockedError) -> RemoteDatabase:
+    server = find_server(path)
+    if server is None:
+        raise locked from None
+    return RemoteDatabase.for_server(server)

@@ -23,6 +23,18 @@ DbOption = Annotated[
 ]
 
 
+ServerOption = Annotated[
+    str | None,
+    typer.Option(
+        "--server",
+        envvar="TRACEGRADE_SERVER",
+        help="URL of the `tracegrade serve` holding the database (found by itself when "
+        "it runs on this machine; needed when it runs in a container).",
+        show_default=False,
+    ),
+]
+
+
 def fail(message: str, code: ExitCode = ExitCode.USAGE_ERROR) -> typer.Exit:
     """Print one line to stderr; the caller raises what this returns."""
     typer.echo(f"tracegrade: {message}", err=True)

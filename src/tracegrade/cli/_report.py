@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import sys
 from pathlib import Path
 
@@ -9,18 +10,11 @@ import typer
 
 from tracegrade.cli._access import open_reader
 from tracegrade.exit_codes import ExitCode
-from tracegrade.report import (
-    build_report,
-    diff_runs,
-    render_diff,
-    render_terminal,
-    to_json,
-    to_junit,
-)
 
 
 def emit_report(
-    db: Path,
+    db: Path | None,
+    server: str | None = None,
     scoring_id: str | None = None,
     json_path: Path | None = None,
     junit: Path | None = None,
@@ -28,9 +22,18 @@ def emit_report(
     run_id: str | None = None,
 ) -> ExitCode:
     """The summary on stdout, files where asked; the exit code the gate (and diff) decide."""
-    with open_reader(db) as reader:
+    from tracegrade.report import (
+        build_report,
+        diff_runs,
+        render_diff,
+        render_terminal,
+        to_json,
+        to_junit,
+    )
+
+    with open_reader(db, server) as reader:
         report = build_report(reader, scoring_id=scoring_id, run_id=run_id)
-        typer.echo(render_terminal(report, width=_width(), color=sys.stdout.isatty()), nl=False)
+        typer.echo(render_terminal(report, width=_width(), color=_color()), nl=False)
         if json_path:
             json_path.write_text(to_json(report))
         if junit:
@@ -38,23 +41,25 @@ def emit_report(
         code = ExitCode(report.exit_code)
         if baseline:
             diff = diff_runs(reader, baseline, report.run.run_id)
-            typer.echo(render_diff(diff, width=_width(), color=sys.stdout.isatty()), nl=False)
+            typer.echo(render_diff(diff, width=_width(), color=_color()), nl=False)
             if diff.regressed and code == ExitCode.OK:
                 code = ExitCode.GATE_FAILED
     return code
 
 
-def _width() -> int:
-    import shutil
+def emit_traffic(db: Path | None, server: str | None, scoring_id: str) -> ExitCode:
+    from tracegrade.report import build_traffic_report, render_traffic
 
+    with open_reader(db, server) as reader:
+        report = build_traffic_report(reader, scoring_id)
+        typer.echo(render_traffic(report, width=_width(), color=_color()), nl=False)
+    return ExitCode(report.exit_code)
+
+
+def _width() -> int:
     # Piped output (CI logs) has no terminal to fit: wide enough for side-by-side calls.
     return max(80, min(shutil.get_terminal_size((120, 24)).columns, 160))
 
 
-def emit_traffic(db: Path, scoring_id: str) -> ExitCode:
-    from tracegrade.report import build_traffic_report, render_traffic
-
-    with open_reader(db) as reader:
-        report = build_traffic_report(reader, scoring_id)
-        typer.echo(render_traffic(report, width=_width(), color=sys.stdout.isatty()), nl=False)
-    return ExitCode(report.exit_code)
+def _color() -> bool:
+    return sys.stdout.isatty()

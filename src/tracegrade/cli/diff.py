@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from tracegrade.cli._common import DbOption, user_errors
+from tracegrade.cli._common import DbOption, ServerOption, user_errors
 from tracegrade.exit_codes import ExitCode
 
 
@@ -20,13 +20,14 @@ def diff(
     cost_pct: Annotated[float, typer.Option(help="Cost increase tolerated, in percent.")] = 10.0,
     tokens_pct: Annotated[float, typer.Option(help="Token increase tolerated, in percent.")] = 10.0,
     db: DbOption = None,
+    server: ServerOption = None,
 ) -> None:
     """Per case: pass→fail, more tool calls, latency/cost/tokens up, trajectory changes."""
     from tracegrade.cli._access import open_reader
     from tracegrade.report import DiffTolerances, diff_runs, render_diff
 
     tolerances = DiffTolerances(latency_pct=latency_pct, cost_pct=cost_pct, tokens_pct=tokens_pct)
-    with user_errors(), open_reader(db) as reader:
+    with user_errors(), open_reader(db, server) as reader:
         result = diff_runs(reader, base, new, tolerances)
     typer.echo(render_diff(result, color=sys.stdout.isatty()), nl=False)
     raise typer.Exit(int(ExitCode.GATE_FAILED if result.regressed else ExitCode.OK))

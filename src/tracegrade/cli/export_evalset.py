@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from tracegrade.cli._common import DbOption, user_errors
+from tracegrade.cli._common import DbOption, ServerOption, user_errors
 
 
 def export_evalset(
@@ -20,6 +20,7 @@ def export_evalset(
     ] = None,
     limit: Annotated[int, typer.Option(min=1, help="At most this many sessions.")] = 100,
     db: DbOption = None,
+    server: ServerOption = None,
 ) -> None:
     """Write recorded traffic turns as ADK eval cases: new golden cases from real traffic.
 
@@ -31,7 +32,7 @@ def export_evalset(
     from tracegrade.evalset.from_traffic import cases_from_traffic
 
     set_id = eval_set_id or out.name.removesuffix(".json").removesuffix(".evalset")
-    with user_errors(), open_reader(db) as reader:
+    with user_errors(), open_reader(db, server) as reader:
         exported = cases_from_traffic(reader, where, set_id, limit)
     for warning in exported.warnings:
         typer.echo(f"tracegrade: {warning}", err=True)

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from tracegrade.cli._common import DbOption, user_errors
+from tracegrade.cli._common import DbOption, ServerOption, user_errors
 
 
 def report(
@@ -15,6 +15,7 @@ def report(
         str | None, typer.Argument(help="Run id (default: the latest scored run).")
     ] = None,
     db: DbOption = None,
+    server: ServerOption = None,
     json_path: Annotated[
         Path | None, typer.Option("--json", help="Write the JSON report here.")
     ] = None,
@@ -22,8 +23,7 @@ def report(
 ) -> None:
     """Print a run's summary again; exit with the code its gate decided."""
     from tracegrade.cli._report import emit_report
-    from tracegrade.store import resolve_path
 
     with user_errors():
-        code = emit_report(resolve_path(db), json_path=json_path, junit=junit, run_id=run)
+        code = emit_report(db, server, json_path=json_path, junit=junit, run_id=run)
     raise typer.Exit(int(code))

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from tracegrade.cli._common import DbOption, quiet_agent_logs, user_errors
+if TYPE_CHECKING:
+    from tracegrade.remote import RemoteDatabase
+
+from tracegrade.cli._common import DbOption, ServerOption, fail, quiet_agent_logs, user_errors
 
 
 def run(
@@ -24,6 +27,14 @@ def run(
     parallel: Annotated[int, typer.Option(min=1, help="Cases to run at once.")] = 1,
     metrics: Annotated[list[Path], typer.Option(help="A folder of extra metric .sql files.")] = [],  # noqa: B006
     db: DbOption = None,
+    otlp_endpoint: Annotated[
+        str | None,
+        typer.Option(
+            help="Send the spans over OTLP/HTTP to this Collector or server (e.g. "
+            "http://127.0.0.1:4318) instead of writing them; the server then scores them."
+        ),
+    ] = None,
+    server: ServerOption = None,
     json_path: Annotated[
         Path | None, typer.Option("--json", help="Write the JSON report here.")
     ] = None,
@@ -47,8 +58,7 @@ def run(
     from tracegrade.cli._report import emit_report
     from tracegrade.harness import RunOptions, plan_run
     from tracegrade.scoring import load_scoring_config
-    from tracegrade.scoring.evaluate import evaluate
-    from tracegrade.store import resolve_path
+    from tracegrade.scoring.evaluate import evaluate, evaluate_over_otlp
 
     if not verbose:
         quiet_agent_logs()
@@ -66,14 +76,37 @@ def run(
         for case, reason in plan.not_replayable:
             typer.echo(f"tracegrade: skipping case '{case.case_id}': {reason}", err=True)
         with case_progress(plan.total) as progress:
-            evaluation = evaluate(plan, criteria, db, progress)
+            if otlp_endpoint:
+                remote = _scoring_server(db, server, metrics)
+                evaluation = evaluate_over_otlp(plan, criteria, otlp_endpoint, remote, progress)
+            else:
+                evaluation = evaluate(plan, criteria, db, progress)
         if evaluation.capture.lost:
             typer.echo(
                 f"tracegrade: {evaluation.capture.lost} spans were lost while recording: "
                 "some turns may be incomplete",
                 err=True,
             )
+        scoring_id = evaluation.scoring["scoring_id"]
         code = emit_report(
-            resolve_path(db), evaluation.scoring.scoring_id, json_path, junit, baseline
+            db, server if otlp_endpoint else None, scoring_id, json_path, junit, baseline
         )
     raise typer.Exit(int(code))
+
+
+def _scoring_server(db: Path | None, server: str | None, metrics: list[Path]) -> RemoteDatabase:
+    """The `tracegrade serve` the OTLP spans end up in, which will score them."""
+    from tracegrade.remote import RemoteDatabase, find_server
+    from tracegrade.store import resolve_path
+
+    if metrics:
+        raise fail("--metrics: with --otlp-endpoint the server scores, with its own metrics")
+    if server:
+        return RemoteDatabase(server)
+    found = find_server(resolve_path(db))
+    if found is None:
+        raise fail(
+            "--otlp-endpoint: give --server, the URL of the tracegrade serve the spans end "
+            "up in (e.g. http://127.0.0.1:4319 with docker compose), so it can score them"
+        )
+    return RemoteDatabase.for_server(found)

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import typer
 
-from tracegrade.cli._common import DbOption, user_errors
+from tracegrade.cli._common import DbOption, ServerOption, user_errors
 
 
-def runs(db: DbOption = None) -> None:
+def runs(db: DbOption = None, server: ServerOption = None) -> None:
     """List stored eval runs, newest first, with their latest verdicts."""
     from tracegrade.cli._access import open_reader
     from tracegrade.report import list_runs, render_runs
 
-    with user_errors(), open_reader(db) as reader:
+    with user_errors(), open_reader(db, server) as reader:
         text = render_runs(list_runs(reader))
     typer.echo(text, nl=False)

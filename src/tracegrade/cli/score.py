@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from tracegrade.cli._common import DbOption, fail, user_errors
+from tracegrade.cli._common import DbOption, ServerOption, fail, user_errors
 
 _DURATION = re.compile(r"^(\d+(?:\.\d+)?)([smhd])$")
 _UNIT_S = {"s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -35,6 +34,7 @@ def score(
     ] = None,
     metrics: Annotated[list[Path], typer.Option(help="A folder of extra metric .sql files.")] = [],  # noqa: B006
     db: DbOption = None,
+    server: ServerOption = None,
     json_path: Annotated[
         Path | None, typer.Option("--json", help="Write the JSON report here.")
     ] = None,
@@ -44,34 +44,41 @@ def score(
 
     Without traffic options it scores an eval run again (the latest, or --run). With
     --since, --sample or --where it scores production traffic (turns of no eval run) with
-    the metrics that need no expected answers: budgets, efficiency, cost, errors.
+    the metrics that need no expected answers: budgets, efficiency, cost, errors. While
+    `tracegrade serve` holds the database, the server does the scoring.
     """
+    from tracegrade.cli._access import scoring_target
     from tracegrade.cli._report import emit_report, emit_traffic
-    from tracegrade.scoring import Selection, load_scoring_config
-    from tracegrade.scoring.stored import latest_run_id, run_criteria, score_stored
-    from tracegrade.store import resolve_path
 
-    traffic = since is not None or sample is not None or where is not None
-    if traffic and run:
-        raise fail("--run scores an eval run; --since/--sample/--where score traffic: choose one")
+    request: dict[str, Any] = {
+        "run_id": run,
+        "since_s": _seconds(since),
+        "sample": sample,
+        "where": where,
+        "config": _criteria(config),
+    }
     with user_errors():
-        path = resolve_path(db)
-        run_id = None if traffic else (run or latest_run_id(path))
-        raw = None if (config or traffic) else run_criteria(path, run_id)
-        criteria = load_scoring_config(config, (), metrics) if raw is None else None
-        selection = Selection(run_id=run_id, since=_duration(since), sample=sample, where=where)
-        result = score_stored(path, selection, criteria, raw, metrics)
-        if traffic:
-            code = emit_traffic(path, result.scoring_id)
+        with scoring_target(db, server, metrics) as target:
+            summary = target.score(request)
+        if summary["run_id"] is None:
+            code = emit_traffic(db, server, summary["scoring_id"])
         else:
-            code = emit_report(path, result.scoring_id, json_path, junit)
+            code = emit_report(db, server, summary["scoring_id"], json_path, junit)
     raise typer.Exit(int(code))
 
 
-def _duration(text: str | None) -> dt.timedelta | None:
+def _criteria(path: Path | None) -> dict[str, Any] | None:
+    if path is None:
+        return None
+    from tracegrade.scoring import load_scoring_config
+
+    return load_scoring_config(path).raw
+
+
+def _seconds(text: str | None) -> float | None:
     if text is None:
         return None
     match = _DURATION.match(text.strip())
     if not match:
         raise fail(f"--since {text!r}: give a number and a unit, e.g. 30m, 24h or 7d")
-    return dt.timedelta(seconds=float(match[1]) * _UNIT_S[match[2]])
+    return float(match[1]) * _UNIT_S[match[2]]

@@ -57,6 +57,7 @@ def serve_command(
     flushes and closes the database.
     """
     from tracegrade.ingest.server import serve
+    from tracegrade.scoring.stored import score_request
     from tracegrade.store import resolve_path
 
     _log_to_stderr()
@@ -71,7 +72,7 @@ def serve_command(
         log_interval_s=log_interval,
     )
     with user_errors():
-        serve(config)
+        serve(config, scorer=score_request)
 
 
 def _log_to_stderr() -> None:

@@ -13,7 +13,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from tracegrade.cli._common import DbOption, user_errors
+from tracegrade.cli._common import DbOption, ServerOption, user_errors
 
 
 class Format(StrEnum):
@@ -28,6 +28,7 @@ def sql(
     ],
     format: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.table,
     db: DbOption = None,
+    server: ServerOption = None,
 ) -> None:
     """Run a read-only query: statements that write are refused."""
     from tracegrade.cli._access import open_reader
@@ -35,7 +36,7 @@ def sql(
 
     with user_errors():
         check_read_only(query)
-        with open_reader(db) as reader:
+        with open_reader(db, server) as reader:
             columns, rows = reader.query(query)
     typer.echo(_render(columns, rows, format), nl=False)
 

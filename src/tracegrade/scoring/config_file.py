@@ -21,6 +21,8 @@ class LoadedConfig:
     raw: dict[str, Any] | None
     source: Path | None
     """The file read, or None for ADK's default criteria."""
+    metric_dirs: tuple[Path, ...] = ()
+    """Folders of extra metric files the specs include."""
 
 
 def load_scoring_config(
@@ -30,14 +32,15 @@ def load_scoring_config(
 ) -> LoadedConfig:
     """The criteria in `path`; else the test_config.json beside the one eval-set file given
     (ADK's rule) or inside the one folder given; else ADK's defaults."""
-    specs = available_metrics([Path(d) for d in metric_dirs])
+    dirs = tuple(Path(d) for d in metric_dirs)
+    specs = available_metrics(dirs)
     source = Path(path) if path else _beside(eval_sets)
     raw = _read(source) if source else None
     try:
         config = parse_config(raw, specs)
     except ConfigError as exc:
         raise ConfigError(f"{source}: {exc}" if source else str(exc)) from None
-    return LoadedConfig(config, specs, raw, source)
+    return LoadedConfig(config, specs, raw, source, dirs)
 
 
 def _beside(eval_sets: Sequence[str]) -> Path | None:

@@ -1,65 +1,87 @@
-"""Scoring what is already stored: the latest run, the criteria it ran with, a writable open."""
+"""Scoring what is already stored, asked for as one JSON-ready request.
+
+The same request scores a file this process opened, or is sent to a `tracegrade serve`
+that holds the file (POST /v1/score), which runs `score_request` itself:
+
+    {"run_id": "...", "config": {...}}                 an eval run (default: the latest),
+                                                        with the criteria it was made with
+                                                        unless `config` is given
+    {"since_s": 86400, "sample": 0.05, "where": "..."}  traffic: turns of no eval run
+"""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+import duckdb
+
 from tracegrade.errors import ConfigError
-from tracegrade.scoring.config_file import LoadedConfig
 from tracegrade.scoring.criteria import parse_config
 from tracegrade.scoring.engine import NothingToScore, score
 from tracegrade.scoring.metrics import available_metrics
 from tracegrade.scoring.selection import Selection
-from tracegrade.scoring.verdict import ScoringResult
-from tracegrade.store import connect
+
+TRAFFIC_KEYS = ("since_s", "sample", "where")
 
 
-def latest_run_id(db: Path) -> str:
-    connection = connect(db, read_only=True)
+def score_request(
+    connection: duckdb.DuckDBPyConnection,
+    request: dict[str, Any],
+    metric_dirs: Iterable[Path] = (),
+) -> dict[str, Any]:
+    """Score what `request` selects; a summary with the scoring id and the gate's verdict."""
+    traffic = any(request.get(key) is not None for key in TRAFFIC_KEYS)
+    if traffic and request.get("run_id"):
+        raise ConfigError("give a run_id or traffic options (since, sample, where), not both")
+    specs = available_metrics(list(metric_dirs))
+    run_id = None if traffic else (request.get("run_id") or latest_run_id(connection))
+    raw = request.get("config")
+    if raw is None and run_id is not None:
+        raw = run_criteria(connection, run_id)
     try:
-        rows = connection.execute(
-            "SELECT run_id FROM eval_runs ORDER BY started_at DESC LIMIT 1"
-        ).fetchall()
-    finally:
-        connection.close()
+        config = parse_config(raw, specs)
+    except ConfigError as exc:
+        where = "the criteria given" if request.get("config") is not None else "the run's criteria"
+        raise ConfigError(f"{where}: {exc}") from None
+    result = score(connection, _selection(request, run_id), config, specs)
+    return {
+        "scoring_id": result.scoring_id,
+        "run_id": result.run_id,
+        "turns": result.turns,
+        "verdict": result.verdict,
+        "exit_code": int(result.exit_code),
+    }
+
+
+def _selection(request: dict[str, Any], run_id: str | None) -> Selection:
+    since = request.get("since_s")
+    return Selection(
+        run_id=run_id,
+        since=dt.timedelta(seconds=float(since)) if since is not None else None,
+        sample=request.get("sample"),
+        where=request.get("where"),
+    )
+
+
+def latest_run_id(connection: duckdb.DuckDBPyConnection) -> str:
+    rows = connection.execute(
+        "SELECT run_id FROM eval_runs ORDER BY started_at DESC LIMIT 1"
+    ).fetchall()
     if not rows:
-        raise NothingToScore(f"{db} holds no eval run: record one with `tracegrade run`")
+        raise NothingToScore("no eval run is stored: record one with `tracegrade run`")
     return str(rows[0][0])
 
 
-def run_criteria(db: Path, run_id: str | None) -> dict[str, Any] | None:
+def run_criteria(connection: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, Any] | None:
     """The criteria document a run was made with, or None when it had none."""
-    connection = connect(db, read_only=True)
-    try:
-        rows = connection.execute(
-            "SELECT criteria FROM eval_runs WHERE run_id = ?", [run_id]
-        ).fetchall()
-    finally:
-        connection.close()
+    rows = connection.execute(
+        "SELECT criteria FROM eval_runs WHERE run_id = ?", [run_id]
+    ).fetchall()
     if not rows:
-        raise NothingToScore(f"no eval run '{run_id}' in {db} (see `tracegrade runs`)")
+        raise NothingToScore(f"no eval run '{run_id}' is stored (see `tracegrade runs`)")
     document = json.loads(rows[0][0]) if rows[0][0] else None
     return document or None
-
-
-def score_stored(
-    db: Path,
-    selection: Selection,
-    criteria: LoadedConfig | None,
-    raw: dict[str, Any] | None,
-    metric_dirs: Iterable[Path] = (),
-) -> ScoringResult:
-    """Score `selection` in the file with `criteria`, or with the `raw` document a run kept."""
-    specs = criteria.specs if criteria else available_metrics(list(metric_dirs))
-    try:
-        config = criteria.config if criteria else parse_config(raw, specs)
-    except ConfigError as exc:
-        raise ConfigError(f"the criteria recorded with the run: {exc}") from None
-    connection = connect(db)
-    try:
-        return score(connection, selection, config, specs)
-    finally:
-        connection.close()

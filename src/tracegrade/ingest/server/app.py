@@ -27,6 +27,7 @@ from tracegrade.ingest.server.http_app import Connections
 from tracegrade.ingest.server.http_conn import HttpConnection
 from tracegrade.ingest.server.receiver import Receiver
 from tracegrade.ingest.server.routes import Endpoints, Pools
+from tracegrade.ingest.server.scoring import Scorer, ScoringRequests
 from tracegrade.ingest.server.sql import ReadOnlyQueries, lock_down
 from tracegrade.ingest.server.stats import IngestStats, log_line
 from tracegrade.remote import ServerInfo
@@ -41,20 +42,27 @@ class ServeError(TracegradeError):
     """`tracegrade serve` cannot start: a port is taken, or the address is wrong."""
 
 
-def serve(config: ServeConfig) -> None:
-    """Serve until SIGTERM or SIGINT, then finish in-flight requests, flush, close, return."""
+def serve(config: ServeConfig, scorer: Scorer | None = None) -> None:
+    """Serve until SIGTERM or SIGINT, then finish in-flight requests, flush, close, return.
+
+    `scorer`, when given, answers POST /v1/score: scoring writes to the database, which
+    only this process may do while it serves. It is passed in because scoring is a layer
+    above ingest."""
     writer = SpanWriter.open(config.db)
     try:
         writer.connection.execute(f"SET checkpoint_threshold = '{config.checkpoint_threshold}'")
         lock_down(writer.connection)
-        asyncio.run(Server(config, writer).run())
+        asyncio.run(Server(config, writer, scorer).run())
     finally:
         writer.close()
 
 
 class Server:
-    def __init__(self, config: ServeConfig, writer: SpanWriter) -> None:
+    def __init__(
+        self, config: ServeConfig, writer: SpanWriter, scorer: Scorer | None = None
+    ) -> None:
         self.config = config
+        self.scoring = ScoringRequests(writer.connection, scorer)
         self.stats = IngestStats()
         self.commit = CommitQueue(
             writer,
@@ -94,7 +102,7 @@ class Server:
 
     async def _listen(self) -> tuple[asyncio.Server, grpc.Server | None]:
         config = self.config
-        endpoints = Endpoints(self.receiver, self.queries, self.pools, self.db)
+        endpoints = Endpoints(self.receiver, self.queries, self.scoring, self.pools, self.db)
         try:
             http = await asyncio.get_running_loop().create_server(
                 lambda: HttpConnection(endpoints, self.connections),

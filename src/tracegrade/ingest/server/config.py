@@ -15,6 +15,7 @@ DEFAULT_GRPC_PORT = 4317
 HEALTH_PATH = "/health"
 TRACES_PATH = "/v1/traces"
 SQL_PATH = "/v1/sql"
+SCORE_PATH = "/v1/score"
 TOKEN_ENV = "TRACEGRADE_TOKEN"
 
 MIB = 1024 * 1024

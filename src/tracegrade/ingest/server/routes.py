@@ -9,7 +9,7 @@ from typing import Any
 
 from tracegrade.ingest.otlp import Decoded
 from tracegrade.ingest.server.admission import Overloaded, Refused
-from tracegrade.ingest.server.config import HEALTH_PATH, SQL_PATH, TRACES_PATH
+from tracegrade.ingest.server.config import HEALTH_PATH, SCORE_PATH, SQL_PATH, TRACES_PATH
 from tracegrade.ingest.server.messages import (
     RequestHead,
     Response,
@@ -27,13 +27,14 @@ from tracegrade.ingest.server.payload import (
     success_body,
 )
 from tracegrade.ingest.server.receiver import Receiver
+from tracegrade.ingest.server.scoring import ScoringFailed, ScoringRequests
 from tracegrade.ingest.server.sql import ReadOnlyQueries, SqlFailed, SqlRefused, parse_request
 
 # Bodies decoded on the event loop: up to ~20 ms of work (512-1024 spans of a few hundred
 # bytes each; gzip shrinks spans about ten times, hence the lower compressed limit).
 _INLINE_PLAIN = 256 * 1024
 _INLINE_COMPRESSED = 32 * 1024
-_METHODS = {TRACES_PATH: "POST", SQL_PATH: "POST", HEALTH_PATH: "GET"}
+_METHODS = {TRACES_PATH: "POST", SQL_PATH: "POST", SCORE_PATH: "POST", HEALTH_PATH: "GET"}
 _NO_TOKEN = "missing or wrong bearer token"
 _CHALLENGE = [("www-authenticate", 'Bearer realm="tracegrade"')]
 
@@ -49,8 +50,15 @@ class Pools:
 
 
 class Endpoints:
-    def __init__(self, receiver: Receiver, queries: ReadOnlyQueries, pools: Pools, db: str) -> None:
-        self._receiver, self._queries = receiver, queries
+    def __init__(
+        self,
+        receiver: Receiver,
+        queries: ReadOnlyQueries,
+        scoring: ScoringRequests,
+        pools: Pools,
+        db: str,
+    ) -> None:
+        self._receiver, self._queries, self._scoring = receiver, queries, scoring
         self._pools = pools
         self._db = db
         self._config = receiver.config
@@ -111,6 +119,8 @@ class Endpoints:
             return await self._traces(head, body)
         if head.path == SQL_PATH:
             return await self._sql_query(body)
+        if head.path == SCORE_PATH:
+            return await self._score(body)
         return await self._health()
 
     async def _traces(self, head: RequestHead, body: bytes) -> Response:
@@ -164,6 +174,17 @@ class Endpoints:
         except SqlRefused as exc:
             return json_error(403, str(exc))
         except SqlFailed as exc:
+            return json_error(400, str(exc))
+        return Response(200, result)
+
+    async def _score(self, body: bytes) -> Response:
+        if not self._scoring.available:
+            return json_error(404, "this server does not score")
+        try:
+            result = await asyncio.get_running_loop().run_in_executor(
+                self._pools.sql, self._scoring.run, body
+            )
+        except ScoringFailed as exc:
             return json_error(400, str(exc))
         return Response(200, result)
 
