@@ -32,7 +32,8 @@ def _case_scores(db: Path) -> dict[tuple[str, int, int | None, str], Any]:
     rows = connection.execute(
         """
         SELECT case_id, repeat, turn_index, metric, score, status
-        FROM scores WHERE scoring_id = (SELECT scoring_id FROM scorings ORDER BY scored_at DESC LIMIT 1)
+        FROM scores
+        WHERE scoring_id = (SELECT scoring_id FROM scorings ORDER BY scored_at DESC LIMIT 1)
           AND level IN ('turn', 'case') AND metric NOT IN ('latency', 'invocation_duration')
         """
     ).fetchall()
@@ -100,7 +101,8 @@ def test_score_says_how_to_reach_a_server_it_cannot_find(tmp_path: Path) -> None
         [
             str(Path(TRACEGRADE).with_name("python")),
             "-c",
-            "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('ok', flush=True); time.sleep(30)",
+            "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); "
+            "print('ok', flush=True); time.sleep(30)",
             str(tmp_path / "held.duckdb"),
         ],
         stdout=subprocess.PIPE,
