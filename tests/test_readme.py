@@ -5,18 +5,7 @@ from __future__ import annotations
 from tracegrade import _readme
 from tracegrade.store import connect
 from tracegrade.store.schema_docs import relations
-
-VIEWS = {
-    "agent_spans",
-    "span_tree",
-    "llm_calls",
-    "tool_calls",
-    "turns",
-    "trajectories",
-    "eval_runs",
-    "expected_turns",
-    "expected_tool_calls",
-}
+from views_list import VIEWS
 
 
 def test_every_view_and_table_is_documented_column_by_column() -> None:

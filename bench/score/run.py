@@ -18,13 +18,16 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+from synthetic import REPEATS
+
 
 def ours(n: int, trajectory_only: bool) -> dict[str, Any]:
     from synthetic import turns
 
     from tracegrade.scoring import available_metrics, parse_config
     from tracegrade.scoring.canonical import canonical_args
-    from tracegrade.scoring.engine import run_metric, score_loaded
+    from tracegrade.scoring.engine import score_loaded
+    from tracegrade.scoring.functions import register_functions
     from tracegrade.scoring.inputs import load_inputs
     from tracegrade.store import connect
 
@@ -32,12 +35,14 @@ def ours(n: int, trajectory_only: bool) -> dict[str, Any]:
     connection = connect(":memory:")
     load_inputs(connection, _tables(data, canonical_args))
     specs = available_metrics()
+    register_functions(connection)
     start = time.perf_counter()
     if trajectory_only:
-        rows = run_metric(
-            connection, specs["tool_trajectory_avg_score"], {"match_type": "IN_ORDER"}
-        )
-        scored = len(rows)
+        # As scoring runs a metric: its rows into a table, not into Python objects.
+        connection.execute('SET VARIABLE tg_options = \'{"match_type": "IN_ORDER"}\'::JSON')
+        sql = specs["tool_trajectory_avg_score"].sql.strip().rstrip(";")
+        connection.execute(f"CREATE TEMP TABLE trajectory_scores AS {sql}")
+        scored = connection.execute("SELECT count(*) FROM trajectory_scores").fetchall()[0][0]
     else:
         result = score_loaded(connection, parse_config(None, specs), specs)
         scored = result.turns
@@ -69,8 +74,8 @@ def _tables(data: list[Any], canonical: Any) -> dict[str, dict[str, list[Any]]]:
             "turn_id": ids,
             "run_id": ["bench"] * n,
             "eval_set_id": ["bench"] * n,
-            "case_id": [f"c{i // 5}" for i in range(n)],
-            "repeat": [i % 5 for i in range(n)],
+            "case_id": [f"c{i // REPEATS}" for i in range(n)],
+            "repeat": [i % REPEATS for i in range(n)],
             "turn_index": [0] * n,
             "final_text": [t.response for t in data],
             "is_error": [False] * n,

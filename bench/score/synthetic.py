@@ -73,9 +73,16 @@ class Turn:
     reference: str
 
 
+REPEATS = 5
+
+
 def turns(n: int, seed: int = 7) -> list[Turn]:
+    """`n` turns: n / REPEATS cases, each run REPEATS times. A case's expected calls and
+    reference are the same in every repeat (as in a real eval run); what the agent did
+    differs from repeat to repeat."""
     rng = random.Random(seed)
-    return [_turn(rng) for _ in range(n)]
+    cases = [_case(rng) for _ in range(-(-n // REPEATS))]
+    return [_turn(rng, *cases[i // REPEATS]) for i in range(n)]
 
 
 def _call(rng: random.Random) -> tuple[str, dict[str, Any]]:
@@ -89,8 +96,11 @@ def _text(rng: random.Random) -> str:
     return " ".join(rng.choice(WORDS) for _ in range(rng.randint(20, 40))) + "."
 
 
-def _turn(rng: random.Random) -> Turn:
-    expected = [_call(rng) for _ in range(3)]
+def _case(rng: random.Random) -> tuple[list[tuple[str, dict[str, Any]]], str]:
+    return [_call(rng) for _ in range(3)], _text(rng)
+
+
+def _turn(rng: random.Random, expected: list[tuple[str, dict[str, Any]]], reference: str) -> Turn:
     actual = list(expected)
     roll = rng.random()
     if roll < 0.3:
@@ -99,7 +109,6 @@ def _turn(rng: random.Random) -> Turn:
         actual.insert(rng.randint(0, len(actual)), _call(rng))
     if roll > 0.8:
         actual.insert(rng.randint(0, len(actual)), _call(rng))
-    reference = _text(rng)
     words = reference.split()
     response = " ".join(w for w in words if rng.random() > 0.2) + " " + _text(rng)[:60]
     return Turn(actual, expected, response, reference)

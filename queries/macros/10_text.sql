@@ -38,29 +38,27 @@ CREATE OR REPLACE MACRO tg_token_counts(actual_tokens, reference_tokens) AS
         }
     )[1];
 
+-- From counts {overlap, actual, reference} (tg_token_counts, or the tg_rouge_counts and
+-- tg_unigram_counts functions) to rouge-score's numbers: precision = overlap / max(actual, 1),
+-- recall = overlap / max(reference, 1), F = 2PR / (P + R), and 0.0 without overlap.
+CREATE OR REPLACE MACRO tg_counts_precision(c) AS c.overlap::DOUBLE / greatest(c.actual, 1);
+
+CREATE OR REPLACE MACRO tg_counts_recall(c) AS c.overlap::DOUBLE / greatest(c.reference, 1);
+
+CREATE OR REPLACE MACRO tg_counts_f1(c) AS
+    list_transform([c], lambda k: CASE
+        WHEN k.overlap > 0 THEN
+            2 * tg_counts_precision(k) * tg_counts_recall(k)
+              / (tg_counts_precision(k) + tg_counts_recall(k))
+        ELSE 0.0
+    END)[1];
+
+-- The same on two token lists.
 CREATE OR REPLACE MACRO tg_token_precision(actual_tokens, reference_tokens) AS
-    list_transform(
-        [tg_token_counts(actual_tokens, reference_tokens)],
-        lambda c: c.overlap::DOUBLE / greatest(c.actual, 1)
-    )[1];
+    tg_counts_precision(tg_token_counts(actual_tokens, reference_tokens));
 
 CREATE OR REPLACE MACRO tg_token_recall(actual_tokens, reference_tokens) AS
-    list_transform(
-        [tg_token_counts(actual_tokens, reference_tokens)],
-        lambda c: c.overlap::DOUBLE / greatest(c.reference, 1)
-    )[1];
+    tg_counts_recall(tg_token_counts(actual_tokens, reference_tokens));
 
--- rouge-score: precision = overlap / max(n_actual, 1), recall = overlap / max(n_reference, 1),
--- fmeasure = 2 * precision * recall / (precision + recall), 0.0 when both are 0.
 CREATE OR REPLACE MACRO tg_token_f1(actual_tokens, reference_tokens) AS
-    list_transform(
-        [tg_token_counts(actual_tokens, reference_tokens)],
-        lambda c: CASE
-            WHEN c.overlap > 0 THEN
-                2 * (c.overlap::DOUBLE / greatest(c.actual, 1))
-                  * (c.overlap::DOUBLE / greatest(c.reference, 1))
-                  / ((c.overlap::DOUBLE / greatest(c.actual, 1))
-                     + (c.overlap::DOUBLE / greatest(c.reference, 1)))
-            ELSE 0.0
-        END
-    )[1];
+    tg_counts_f1(tg_token_counts(actual_tokens, reference_tokens));

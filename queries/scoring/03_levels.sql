@@ -1,65 +1,171 @@
 -- From per-turn scores (turn_scores) to the rows of `scores`, at three levels, using the
--- criteria in scoring_criteria. A turn that errored gets no score: errors are not failures.
+-- criteria in scoring_criteria; each row gets its status. A turn that errored gets no
+-- score: errors are not failures.
+--
+-- status: error (the turn, or a turn of the case repeat, crashed), not_evaluated (no
+-- score), informational (no gate at this level), passed or failed.
 
 -- Per turn: the score, held to `threshold` (higher: score >= t; lower: score <= t) and `max`.
 CREATE OR REPLACE TEMP TABLE level_turn AS
+WITH rows AS (
+    SELECT s.metric, t.turn_id, t.run_id, t.eval_set_id, t.case_id, t.repeat, t.turn_index,
+           t.is_error, CASE WHEN NOT t.is_error THEN s.score END AS score, s.detail
+    FROM turn_scores s
+    JOIN scored_turns t USING (turn_id)
+    UNION ALL
+    -- An errored turn a metric gave no row still counts for that metric, as an error.
+    SELECT c.metric, t.turn_id, t.run_id, t.eval_set_id, t.case_id, t.repeat, t.turn_index,
+           true, NULL, NULL
+    FROM scored_turns t
+    JOIN scoring_criteria c ON t.has_expected OR NOT c.needs_expected
+    WHERE t.is_error
+      AND NOT EXISTS (SELECT 1 FROM turn_scores s WHERE s.turn_id = t.turn_id AND s.metric = c.metric)
+),
+judged AS (
+    SELECT
+        r.*,
+        coalesce(c.threshold, c.max) AS bound,
+        CASE WHEN c.gating AND r.score IS NOT NULL AND (c.threshold IS NOT NULL OR c.max IS NOT NULL)
+            THEN coalesce(CASE c.better WHEN 'higher' THEN r.score >= c.threshold
+                                        ELSE r.score <= c.threshold END, true)
+                 AND coalesce(r.score <= c.max, true)
+        END AS passed
+    FROM rows r
+    JOIN scoring_criteria c USING (metric)
+)
 SELECT
-    'turn' AS level,
-    t.run_id, t.eval_set_id, t.case_id, t.repeat, t.turn_index, t.turn_id,
-    c.metric,
-    CASE WHEN NOT t.is_error THEN s.score END AS score,
-    coalesce(c.threshold, c.max) AS threshold,
-    CASE WHEN c.gating AND NOT t.is_error AND s.score IS NOT NULL
-              AND (c.threshold IS NOT NULL OR c.max IS NOT NULL)
-        THEN coalesce(CASE c.better WHEN 'higher' THEN s.score >= c.threshold
-                                    ELSE s.score <= c.threshold END, true)
-             AND coalesce(s.score <= c.max, true)
-    END AS passed,
-    t.is_error,
-    s.detail
-FROM scored_turns t
-CROSS JOIN scoring_criteria c
-LEFT JOIN turn_scores s ON s.turn_id = t.turn_id AND s.metric = c.metric
-WHERE s.turn_id IS NOT NULL OR (t.is_error AND (t.has_expected OR NOT c.needs_expected));
+    'turn' AS level, run_id, eval_set_id, case_id, repeat, turn_index, turn_id, metric, score,
+    bound AS threshold, passed,
+    CASE
+        WHEN is_error THEN 'error'
+        WHEN score IS NULL THEN 'not_evaluated'
+        WHEN passed IS NULL THEN 'informational'
+        WHEN passed THEN 'passed'
+        ELSE 'failed'
+    END AS status,
+    is_error,
+    detail
+FROM judged;
 
 -- Per case repeat of an eval run: ADK's mean of the turn scores, held to `threshold`; `max`
 -- holds when every turn is within it.
 CREATE OR REPLACE TEMP TABLE level_case AS
+WITH grouped AS (
+    SELECT
+        l.run_id, l.eval_set_id, l.case_id, l.repeat, l.metric,
+        avg(l.score) AS score,
+        max(l.score) AS worst_high,
+        bool_or(l.is_error) AS errored,
+        count(l.score) AS evaluated,
+        count(*) AS turns
+    FROM level_turn l
+    WHERE l.case_id IS NOT NULL
+    GROUP BY ALL
+),
+judged AS (
+    SELECT
+        g.*,
+        coalesce(c.threshold, c.max) AS bound,
+        CASE WHEN c.gating AND NOT g.errored AND g.score IS NOT NULL
+                  AND (c.threshold IS NOT NULL OR c.max IS NOT NULL)
+            THEN coalesce(CASE c.better WHEN 'higher' THEN g.score >= c.threshold
+                                        ELSE g.score <= c.threshold END, true)
+                 AND coalesce(g.worst_high <= c.max, true)
+        END AS passed
+    FROM grouped g
+    JOIN scoring_criteria c USING (metric)
+)
 SELECT
-    'case' AS level,
-    l.run_id, l.eval_set_id, l.case_id, l.repeat,
-    l.metric,
-    avg(l.score) AS score,
-    max(l.score) AS worst_high,
-    bool_or(l.is_error) AS errored,
-    any_value(c.threshold) AS threshold,
-    any_value(c.max) AS max_bound,
-    any_value(c.better) AS better,
-    any_value(c.gating) AS gating,
-    count(l.score) AS evaluated,
-    count(*) AS turns
-FROM level_turn l
-JOIN scoring_criteria c USING (metric)
-WHERE l.case_id IS NOT NULL
-GROUP BY ALL;
+    'case' AS level, run_id, eval_set_id, case_id, repeat, metric, score, bound AS threshold,
+    passed,
+    CASE
+        WHEN errored THEN 'error'
+        WHEN score IS NULL THEN 'not_evaluated'
+        WHEN passed IS NULL THEN 'informational'
+        WHEN passed THEN 'passed'
+        ELSE 'failed'
+    END AS status,
+    json_object('turns', turns, 'evaluated', evaluated, 'max', worst_high) AS detail
+FROM judged;
 
--- Per run (or per scored selection of traffic): distribution of the turn scores, with the
--- run-level budgets p50 and p95.
+-- Per run (or per scored selection of traffic): the distribution of the turn scores, held
+-- to the run-level budgets p50 and p95.
 CREATE OR REPLACE TEMP TABLE level_run AS
+WITH grouped AS (
+    SELECT
+        l.run_id, l.metric,
+        avg(l.score) AS mean,
+        quantile_cont(l.score, [0.5, 0.95]) AS quantiles,
+        max(l.score) AS max,
+        count(l.score) AS evaluated,
+        count(*) FILTER (l.is_error) AS errored,
+        count(*) FILTER (l.passed = false) AS failed_turns
+    FROM level_turn l
+    GROUP BY ALL
+),
+judged AS (
+    SELECT
+        g.*, c.p50 AS p50_bound, c.p95 AS p95_bound,
+        CASE WHEN c.gating AND g.mean IS NOT NULL AND (c.p50 IS NOT NULL OR c.p95 IS NOT NULL)
+            THEN coalesce(g.quantiles[1] <= c.p50, true) AND coalesce(g.quantiles[2] <= c.p95, true)
+        END AS passed
+    FROM grouped g
+    JOIN scoring_criteria c USING (metric)
+)
 SELECT
-    'run' AS level,
-    l.run_id,
-    l.metric,
-    avg(l.score) AS mean,
-    quantile_cont(l.score, 0.5) AS p50,
-    quantile_cont(l.score, 0.95) AS p95,
-    max(l.score) AS max,
-    count(l.score) AS evaluated,
-    count(*) FILTER (l.is_error) AS errored,
-    count(*) FILTER (l.passed = false) AS failed_turns,
-    any_value(c.p50) AS p50_bound,
-    any_value(c.p95) AS p95_bound,
-    any_value(c.gating) AS gating
-FROM level_turn l
-JOIN scoring_criteria c USING (metric)
-GROUP BY ALL;
+    'run' AS level, run_id, metric, mean AS score, coalesce(p95_bound, p50_bound) AS threshold,
+    passed,
+    CASE
+        WHEN mean IS NULL THEN 'not_evaluated'
+        WHEN passed IS NULL THEN 'informational'
+        WHEN passed THEN 'passed'
+        ELSE 'failed'
+    END AS status,
+    json_object(
+        'p50', quantiles[1], 'p95', quantiles[2], 'max', max, 'evaluated', evaluated,
+        'errored', errored, 'failed_turns', failed_turns, 'p50_bound', p50_bound,
+        'p95_bound', p95_bound
+    ) AS detail
+FROM judged;
+
+-- Per case: how its repeats went, and the verdict under the repeat policy (variables
+-- tg_policy, all | majority | at_least, and tg_policy_k). A repeat with an errored turn is
+-- an error: left out of the policy, counted against the error budget instead. A repeat
+-- fails when a gating metric failed, passes when one passed and none failed (ADK's rule).
+CREATE OR REPLACE TEMP TABLE case_outcomes AS
+WITH repeats AS (
+    SELECT
+        run_id, eval_set_id, case_id, repeat,
+        bool_or(status = 'error') AS errored,
+        bool_or(status = 'failed') AS failed,
+        bool_or(status = 'passed') AS passed,
+        list(metric) FILTER (status = 'failed') AS failed_metrics
+    FROM level_case
+    GROUP BY ALL
+),
+counted AS (
+    SELECT
+        run_id, eval_set_id, case_id,
+        count(*)::INTEGER AS repeats,
+        count(*) FILTER (NOT errored AND NOT failed AND passed)::INTEGER AS passed_repeats,
+        count(*) FILTER (NOT errored AND failed)::INTEGER AS failed_repeats,
+        count(*) FILTER (errored)::INTEGER AS errored_repeats,
+        list_sort(list_distinct(flatten(coalesce(
+            list(failed_metrics) FILTER (NOT errored AND failed_metrics IS NOT NULL), [])))) AS failed_metrics
+    FROM repeats
+    GROUP BY ALL
+)
+SELECT
+    *,
+    CASE
+        WHEN passed_repeats + failed_repeats = 0 THEN
+            CASE WHEN errored_repeats > 0 THEN 'error' ELSE 'not_evaluated' END
+        WHEN CASE getvariable('tg_policy')
+                WHEN 'majority' THEN passed_repeats * 2 > passed_repeats + failed_repeats
+                WHEN 'at_least' THEN passed_repeats >= getvariable('tg_policy_k')
+                ELSE failed_repeats = 0
+             END THEN 'passed'
+        ELSE 'failed'
+    END AS verdict,
+    0 < passed_repeats AND passed_repeats < passed_repeats + failed_repeats AS flaky
+FROM counted;

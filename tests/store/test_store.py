@@ -13,18 +13,7 @@ from tracegrade._resources import sql_files
 from tracegrade.errors import DatabaseError, DatabaseLockedError
 from tracegrade.store import connect, resolve_path
 from tracegrade.store.migrations import MIGRATIONS_TABLE, migrate
-
-VIEWS = {
-    "agent_spans",
-    "span_tree",
-    "llm_calls",
-    "tool_calls",
-    "turns",
-    "trajectories",
-    "eval_runs",
-    "expected_turns",
-    "expected_tool_calls",
-}
+from views_list import VIEWS
 
 
 def test_migrations_are_recorded_and_run_once(db_path: Path) -> None:

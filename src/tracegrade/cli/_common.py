@@ -35,6 +35,18 @@ ServerOption = Annotated[
 ]
 
 
+JsonOption = Annotated[
+    Path | None, typer.Option("--json", help="Write the JSON report here.", show_default=False)
+]
+JunitOption = Annotated[
+    Path | None, typer.Option("--junit", help="Write JUnit XML here.", show_default=False)
+]
+MetricsOption = Annotated[
+    list[Path] | None,
+    typer.Option("--metrics", help="A folder of extra metric .sql files.", show_default=False),
+]
+
+
 def fail(message: str, code: ExitCode = ExitCode.USAGE_ERROR) -> typer.Exit:
     """Print one line to stderr; the caller raises what this returns."""
     typer.echo(f"tracegrade: {message}", err=True)

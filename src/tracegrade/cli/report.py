@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from tracegrade.cli._common import DbOption, ServerOption, user_errors
+from tracegrade.cli._common import DbOption, JsonOption, JunitOption, ServerOption, user_errors
 
 
 def report(
@@ -16,10 +15,8 @@ def report(
     ] = None,
     db: DbOption = None,
     server: ServerOption = None,
-    json_path: Annotated[
-        Path | None, typer.Option("--json", help="Write the JSON report here.")
-    ] = None,
-    junit: Annotated[Path | None, typer.Option(help="Write JUnit XML here.")] = None,
+    json_path: JsonOption = None,
+    junit: JunitOption = None,
 ) -> None:
     """Print a run's summary again; exit with the code its gate decided."""
     from tracegrade.cli._report import emit_report

@@ -10,7 +10,16 @@ import typer
 if TYPE_CHECKING:
     from tracegrade.remote import RemoteDatabase
 
-from tracegrade.cli._common import DbOption, ServerOption, fail, quiet_agent_logs, user_errors
+from tracegrade.cli._common import (
+    DbOption,
+    JsonOption,
+    JunitOption,
+    MetricsOption,
+    ServerOption,
+    fail,
+    quiet_agent_logs,
+    user_errors,
+)
 
 
 def run(
@@ -25,7 +34,7 @@ def run(
     ] = None,
     repeats: Annotated[int, typer.Option(min=1, help="Run each case this many times.")] = 1,
     parallel: Annotated[int, typer.Option(min=1, help="Cases to run at once.")] = 1,
-    metrics: Annotated[list[Path], typer.Option(help="A folder of extra metric .sql files.")] = [],  # noqa: B006
+    metrics: MetricsOption = None,
     db: DbOption = None,
     otlp_endpoint: Annotated[
         str | None,
@@ -35,10 +44,8 @@ def run(
         ),
     ] = None,
     server: ServerOption = None,
-    json_path: Annotated[
-        Path | None, typer.Option("--json", help="Write the JSON report here.")
-    ] = None,
-    junit: Annotated[Path | None, typer.Option(help="Write JUnit XML here.")] = None,
+    json_path: JsonOption = None,
+    junit: JunitOption = None,
     baseline: Annotated[
         str | None, typer.Option(help="A run id to diff against; a regression fails.")
     ] = None,
@@ -63,7 +70,7 @@ def run(
     if not verbose:
         quiet_agent_logs()
     with user_errors():
-        criteria = load_scoring_config(config, eval_sets, metrics)
+        criteria = load_scoring_config(config, eval_sets, metrics or [])
         options = RunOptions(
             eval_sets=eval_sets,
             agent=agent,
@@ -77,7 +84,7 @@ def run(
             typer.echo(f"tracegrade: skipping case '{case.case_id}': {reason}", err=True)
         with case_progress(plan.total) as progress:
             if otlp_endpoint:
-                remote = _scoring_server(db, server, metrics)
+                remote = _scoring_server(db, server, metrics or [])
                 evaluation = evaluate_over_otlp(plan, criteria, otlp_endpoint, remote, progress)
             else:
                 evaluation = evaluate(plan, criteria, db, progress)

@@ -8,7 +8,15 @@ from typing import Annotated, Any
 
 import typer
 
-from tracegrade.cli._common import DbOption, ServerOption, fail, user_errors
+from tracegrade.cli._common import (
+    DbOption,
+    JsonOption,
+    JunitOption,
+    MetricsOption,
+    ServerOption,
+    fail,
+    user_errors,
+)
 
 _DURATION = re.compile(r"^(\d+(?:\.\d+)?)([smhd])$")
 _UNIT_S = {"s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -32,13 +40,11 @@ def score(
     where: Annotated[
         str | None, typer.Option(help="Traffic: a SQL condition on the turns view.")
     ] = None,
-    metrics: Annotated[list[Path], typer.Option(help="A folder of extra metric .sql files.")] = [],  # noqa: B006
+    metrics: MetricsOption = None,
     db: DbOption = None,
     server: ServerOption = None,
-    json_path: Annotated[
-        Path | None, typer.Option("--json", help="Write the JSON report here.")
-    ] = None,
-    junit: Annotated[Path | None, typer.Option(help="Write JUnit XML here.")] = None,
+    json_path: JsonOption = None,
+    junit: JunitOption = None,
 ) -> None:
     """Score stored turns with the given criteria and gate, as `run` would.
 
@@ -58,7 +64,7 @@ def score(
         "config": _criteria(config),
     }
     with user_errors():
-        with scoring_target(db, server, metrics) as target:
+        with scoring_target(db, server, metrics or []) as target:
             summary = target.score(request)
         if summary["run_id"] is None:
             code = emit_traffic(db, server, summary["scoring_id"])

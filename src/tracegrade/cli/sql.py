@@ -32,10 +32,10 @@ def sql(
 ) -> None:
     """Run a read-only query: statements that write are refused."""
     from tracegrade.cli._access import open_reader
-    from tracegrade.store.readonly import check_read_only
+    from tracegrade.store.readonly import read_only_statement
 
     with user_errors():
-        check_read_only(query)
+        read_only_statement(query)
         with open_reader(db, server) as reader:
             columns, rows = reader.query(query)
     typer.echo(_render(columns, rows, format), nl=False)

@@ -70,19 +70,11 @@ class Criterion:
 
 @dataclass(frozen=True)
 class RepeatPolicy:
-    """How a case's repeats decide it: all must pass, a majority, or at least `k`."""
+    """How a case's repeats decide it: all must pass, a majority, or at least `k`
+    (applied in queries/scoring/03_levels.sql)."""
 
     kind: Literal["all", "majority", "at_least"] = "all"
     k: int = 1
-
-    def passes(self, passed: int, judged: int) -> bool:
-        if judged == 0:
-            return False
-        if self.kind == "all":
-            return passed == judged
-        if self.kind == "majority":
-            return passed * 2 > judged
-        return passed >= self.k
 
 
 @dataclass(frozen=True)

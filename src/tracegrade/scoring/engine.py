@@ -57,6 +57,8 @@ def score_loaded(
     _run_scorers(connection, metrics, config)
     scoring_id = uuid.uuid4().hex[:12]
     connection.execute("SET VARIABLE tg_scoring_id = ?", [scoring_id])
+    connection.execute("SET VARIABLE tg_policy = ?", [config.repeat_policy.kind])
+    connection.execute("SET VARIABLE tg_policy_k = ?", [config.repeat_policy.k])
     connection.execute(scoring_sql("levels"))
     connection.execute(scoring_sql("store"))
     result = decide(connection, scoring_id, selection, config)
@@ -100,18 +102,13 @@ def _has_expected(connection: duckdb.DuckDBPyConnection) -> bool:
 def _metrics_to_run(
     config: ScoringConfig, specs: dict[str, MetricSpec], has_expected: bool
 ) -> list[MetricSpec]:
-    """Every configured metric, and every other metric as information, unless it needs
-    expectations and there are none (traffic)."""
+    """Every configured metric, and every reference-free one as information."""
     for name in config.criteria:
         if specs[name].needs_expected and not has_expected:
             raise ConfigError(
                 f"metric '{name}' needs expected turns, and the selected turns have none"
             )
-    return [
-        s
-        for s in specs.values()
-        if s.name in config.criteria or has_expected or not s.needs_expected
-    ]
+    return [s for s in specs.values() if s.name in config.criteria or not s.needs_expected]
 
 
 def _load_criteria(
@@ -207,23 +204,3 @@ def _record(
             __version__,
         ],
     )
-    rows = [
-        [
-            result.scoring_id,
-            c.run_id,
-            c.eval_set_id,
-            c.case_id,
-            c.repeats,
-            c.passed_repeats,
-            c.failed_repeats,
-            c.errored_repeats,
-            c.verdict,
-            c.flaky,
-            c.failed_metrics,
-        ]
-        for c in result.cases
-    ]
-    if rows:
-        connection.executemany(
-            "INSERT INTO case_results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows
-        )

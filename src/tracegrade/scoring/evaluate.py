@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from tracegrade.capture import CaptureStats, configure, configure_otlp
+from tracegrade.capture import Capture, CaptureStats, configure, configure_otlp
 from tracegrade.errors import TracegradeError
 from tracegrade.harness import RunPlan, RunResult, execute
 from tracegrade.harness.run import Progress
@@ -38,18 +38,13 @@ def evaluate(
     progress: Progress | None = None,
 ) -> Evaluation:
     """Capture into the DuckDB file, replay the plan, then score the run there."""
-    capture = configure(db)
-    try:
-        run = execute(plan, progress)
-        capture.flush()
-    finally:
-        capture.shutdown()
+    run, stats = _replay(configure(db), plan, progress)
     connection = connect(db)
     try:
         summary = score_request(connection, _request(run, criteria), criteria.metric_dirs)
     finally:
         connection.close()
-    return Evaluation(run, summary, capture.stats())
+    return Evaluation(run, summary, stats)
 
 
 def evaluate_over_otlp(
@@ -62,14 +57,21 @@ def evaluate_over_otlp(
 ) -> Evaluation:
     """Send the run's spans over OTLP/HTTP, wait until `server` holds all of its turns,
     and have it score them."""
-    capture = configure_otlp(endpoint)
+    run, stats = _replay(configure_otlp(endpoint), plan, progress)
+    wait_for_run(server, run.run_id, _expected_turns(plan), wait_s)
+    return Evaluation(run, server.score(_request(run, criteria)), stats)
+
+
+def _replay(
+    capture: Capture, plan: RunPlan, progress: Progress | None
+) -> tuple[RunResult, CaptureStats]:
+    """Every span of the run written (or sent) before this returns."""
     try:
         run = execute(plan, progress)
         capture.flush()
     finally:
         capture.shutdown()
-    wait_for_run(server, run.run_id, _expected_turns(plan), wait_s)
-    return Evaluation(run, server.score(_request(run, criteria)), capture.stats())
+    return run, capture.stats()
 
 
 def wait_for_run(server: RemoteDatabase, run_id: str, turns: int, timeout_s: float) -> None:

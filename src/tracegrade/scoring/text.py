@@ -25,8 +25,11 @@ from duckdb.sqltypes import VARCHAR
 
 from tracegrade.scoring import porter
 
-_ASCII_WORD = re.compile(r"[a-z0-9]+")
 _ASCII_ALNUM = re.compile(r"[A-Za-z0-9]+")
+# ASCII letters lower-cased, digits kept, everything else a space: for an ASCII text,
+# `text.translate(_ASCII_WORDS).split()` is the regex [a-z0-9]+ over its lower case, at
+# half the cost.
+_ASCII_WORDS = {code: chr(code).lower() if chr(code).isalnum() else " " for code in range(128)}
 
 _K = TypeVar("_K", str, int)
 
@@ -142,7 +145,7 @@ def _rouge_tokens(text: str) -> tuple[str, ...]:
     if text.isascii():
         # NFKC leaves ASCII alone and ASCII has no CJK, clusters or combining marks, so
         # ADK's character walk reduces to a regex.
-        words = _ASCII_WORD.findall(text.lower())
+        words = text.translate(_ASCII_WORDS).split()
     else:
         words = unicodedata.normalize("NFKC", text).lower().translate(_SPACED).split()
     return tuple(map(_STEMS.__getitem__, words))
@@ -150,6 +153,8 @@ def _rouge_tokens(text: str) -> tuple[str, ...]:
 
 @lru_cache(maxsize=1 << 16)
 def _unigram_tokens(text: str) -> tuple[str, ...]:
+    if text.isascii():
+        return tuple(text.translate(_ASCII_WORDS).split())
     # The words are ASCII, so lower-casing them joined is one C call instead of one per word.
     return tuple(" ".join(_ASCII_ALNUM.findall(text)).lower().split())
 

@@ -1,8 +1,8 @@
-"""The gate: case repeats into case verdicts (repeat policy), errors apart, an exit code.
+"""The gate: the scoring's case verdicts and errors into one verdict and exit code.
 
-A case repeat with an errored turn is an error, not a failure; it is left out of the
-repeat policy and counted against `max_error_rate` instead. A repeat fails when any gating
-metric fails at any level, and passes when one passed and none failed (ADK's rule).
+Case verdicts under the repeat policy are decided in SQL (queries/scoring/03_levels.sql):
+a case repeat with an errored turn is an error, not a failure; it is left out of the
+repeat policy and counted against `max_error_rate` instead.
 """
 
 from __future__ import annotations
@@ -72,17 +72,19 @@ class ScoringResult:
         return {ExitCode.OK: "passed", ExitCode.GATE_FAILED: "failed"}.get(self.exit_code, "errors")
 
 
-_REPEATS = """
-SELECT run_id, eval_set_id, case_id, repeat,
-       bool_or(status = 'error') AS errored,
-       bool_or(status = 'failed') AS failed,
-       bool_or(status = 'passed') AS passed,
-       list(DISTINCT metric ORDER BY metric) FILTER (status = 'failed') AS failed_metrics
-FROM scores
-WHERE scoring_id = ? AND level = 'case'
-GROUP BY ALL
-ORDER BY eval_set_id, case_id, repeat
+# These read the tables of the scoring just made (queries/scoring/03_levels.sql).
+_CASES = """
+SELECT run_id, eval_set_id, case_id, repeats, passed_repeats, failed_repeats, errored_repeats,
+       verdict, failed_metrics
+FROM case_outcomes
+ORDER BY eval_set_id, case_id
 """
+_TURNS = """
+SELECT (SELECT count(*) FROM scored_turns),
+       (SELECT count(*) FROM scored_turns WHERE is_error),
+       (SELECT count(DISTINCT turn_id) FROM level_turn WHERE status = 'failed')
+"""
+_FAILED_RUN_METRICS = "SELECT metric FROM level_run WHERE status = 'failed' ORDER BY metric"
 
 
 def decide(
@@ -91,22 +93,9 @@ def decide(
     selection: Selection,
     config: ScoringConfig,
 ) -> ScoringResult:
-    repeats = connection.execute(_REPEATS, [scoring_id]).fetchall()
-    cases = _cases(repeats, config)
-    turns, errored_turns, failed_turns = connection.execute(
-        "SELECT count(*), count(*) FILTER (is_error), "
-        "(SELECT count(DISTINCT turn_id) FROM scores WHERE scoring_id = ? AND level = 'turn' "
-        "AND status = 'failed') FROM scored_turns",
-        [scoring_id],
-    ).fetchall()[0]
-    failed_run = [
-        row[0]
-        for row in connection.execute(
-            "SELECT metric FROM scores WHERE scoring_id = ? AND level = 'run' "
-            "AND status = 'failed' ORDER BY metric",
-            [scoring_id],
-        ).fetchall()
-    ]
+    cases = [CaseResult(*row) for row in connection.execute(_CASES).fetchall()]
+    turns, errored_turns, failed_turns = connection.execute(_TURNS).fetchall()[0]
+    failed_run = [row[0] for row in connection.execute(_FAILED_RUN_METRICS).fetchall()]
     eval_run = selection.run_id is not None
     return ScoringResult(
         scoring_id=scoring_id,
@@ -119,23 +108,3 @@ def decide(
         failed_turns=failed_turns,
         max_error_rate=config.max_error_rate,
     )
-
-
-def _cases(repeats: list[tuple], config: ScoringConfig) -> list[CaseResult]:  # type: ignore[type-arg]
-    grouped: dict[tuple[str, str, str], list[tuple]] = {}  # type: ignore[type-arg]
-    for row in repeats:
-        grouped.setdefault((row[0], row[1], row[2]), []).append(row)
-    return [_case(key, rows, config) for key, rows in grouped.items()]
-
-
-def _case(key: tuple[str, str, str], rows: list[tuple], config: ScoringConfig) -> CaseResult:  # type: ignore[type-arg]
-    errored = sum(1 for r in rows if r[4])
-    failed = sum(1 for r in rows if not r[4] and r[5])
-    passed = sum(1 for r in rows if not r[4] and not r[5] and r[6])
-    judged = passed + failed
-    if judged:
-        verdict = "passed" if config.repeat_policy.passes(passed, judged) else "failed"
-    else:
-        verdict = "error" if errored else "not_evaluated"
-    failed_metrics = sorted({m for r in rows if not r[4] for m in (r[7] or [])})
-    return CaseResult(*key, len(rows), passed, failed, errored, verdict, failed_metrics)

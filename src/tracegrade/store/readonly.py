@@ -1,4 +1,9 @@
-"""Telling a read-only query from one that writes, before running it."""
+"""Telling a read-only query from one that writes, before running it.
+
+Only a single SELECT passes: not EXPLAIN (EXPLAIN ANALYZE runs its statement), not
+several statements, nothing that writes, attaches or configures. `tracegrade sql` and the
+server's SQL endpoint both check here.
+"""
 
 from __future__ import annotations
 
@@ -6,19 +11,24 @@ import duckdb
 
 from tracegrade.errors import DatabaseError
 
-READ_STATEMENTS = frozenset({duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN})
+
+class QueryRefused(DatabaseError):
+    """The query is not one SELECT."""
 
 
-def check_read_only(sql: str) -> None:
-    """Exactly one SELECT (or EXPLAIN); anything that could change the database is refused."""
+class QueryUnparsable(DatabaseError):
+    """DuckDB cannot parse the query."""
+
+
+def read_only_statement(sql: str) -> duckdb.Statement:
+    """The one SELECT statement in `sql`, or why it is refused."""
     try:
         statements = duckdb.extract_statements(sql)
     except duckdb.Error as exc:
-        raise DatabaseError(f"cannot parse the query: {exc}") from None
+        raise QueryUnparsable(f"cannot parse the query: {exc}") from None
     if len(statements) != 1:
-        raise DatabaseError(f"give exactly one statement, not {len(statements)}")
+        raise QueryRefused(f"send exactly one statement, not {len(statements)}")
     kind = statements[0].type
-    if kind not in READ_STATEMENTS:
-        raise DatabaseError(
-            f"only read-only queries (SELECT) are allowed; this is a {kind.name} statement"
-        )
+    if kind != duckdb.StatementType.SELECT:
+        raise QueryRefused(f"only SELECT queries are allowed (read-only), not {kind.name}")
+    return statements[0]

@@ -20,6 +20,8 @@ from typing import Any
 
 import duckdb
 
+from tracegrade.store.readonly import QueryRefused, QueryUnparsable, read_only_statement
+
 
 class SqlRefused(Exception):
     """Not a query this endpoint runs (HTTP 403)."""
@@ -37,15 +39,11 @@ def lock_down(connection: duckdb.DuckDBPyConnection) -> None:
 
 def single_select(sql: str) -> duckdb.Statement:
     try:
-        statements = duckdb.extract_statements(sql)
-    except duckdb.Error as exc:
+        return read_only_statement(sql)
+    except QueryRefused as exc:
+        raise SqlRefused(str(exc)) from None
+    except QueryUnparsable as exc:
         raise SqlFailed(str(exc)) from None
-    if len(statements) != 1:
-        raise SqlRefused(f"send exactly one statement, not {len(statements)}")
-    kind = statements[0].type
-    if kind != duckdb.StatementType.SELECT:
-        raise SqlRefused(f"only SELECT queries are allowed here, not {kind.name}")
-    return statements[0]
 
 
 class ReadOnlyQueries:
