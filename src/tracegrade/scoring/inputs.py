@@ -37,11 +37,18 @@ def create_empty_inputs(connection: duckdb.DuckDBPyConnection) -> None:
 
 
 def load_inputs(
-    connection: duckdb.DuckDBPyConnection, tables: Mapping[str, Mapping[str, Sequence[Any]]]
+    connection: duckdb.DuckDBPyConnection,
+    tables: Mapping[str, Mapping[str, Sequence[Any]]],
+    *,
+    append: bool = False,
+    derive: bool = True,
 ) -> None:
     """`tables`: for each input table, a mapping of column name to values (equal lengths).
-    Every input table is emptied first."""
-    if _inputs_exist(connection):
+    Every input table is emptied first, unless `append` (to load in parts); the derived
+    tables are rebuilt unless `derive` is False (a part that more parts follow)."""
+    if append and _inputs_exist(connection):
+        pass
+    elif _inputs_exist(connection):
         for table in INPUT_TABLES:
             connection.execute(f"DELETE FROM {table}")
     else:
@@ -50,7 +57,8 @@ def load_inputs(
         if table not in INPUT_TABLES:
             raise ValueError(f"{table} is not a scorer input table ({', '.join(INPUT_TABLES)})")
         _insert(connection, table, columns)
-    connection.execute(scoring_sql("derived"))
+    if derive:
+        connection.execute(scoring_sql("derived"))
 
 
 def _inputs_exist(connection: duckdb.DuckDBPyConnection) -> bool:

@@ -89,4 +89,5 @@ def parse_script(data: Any, origin: str = "script") -> Script:
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"]) or "(top level)"
-        raise ScriptError(f"model script '{origin}': {where}: {first['msg']}") from None
+        message = str(first["msg"]).removeprefix("Value error, ")
+        raise ScriptError(f"model script '{origin}': {where}: {message}") from None
