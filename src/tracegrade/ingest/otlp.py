@@ -103,39 +103,43 @@ def _row(
     resource_json: str,
     source: str,
 ) -> SpanRow:
-    attributes = _attributes(span.attributes)
+    # Positional and with each field read once: this runs for every span a server receives.
+    parent = span.parent_span_id
+    start = span.start_time_unix_nano
+    status = span.status
     return SpanRow(
-        trace_id=span.trace_id.hex(),
-        span_id=span.span_id.hex(),
-        parent_span_id=span.parent_span_id.hex() if span.parent_span_id else None,
-        name=span.name,
-        kind=_KINDS.get(span.kind, "UNSPECIFIED"),
-        start_ns=span.start_time_unix_nano,
-        end_ns=span.end_time_unix_nano or span.start_time_unix_nano,
-        status_code=_STATUS.get(span.status.code, "UNSET"),
-        status_message=span.status.message or None,
-        service_name=service_name,
-        scope_name=scope_name,
-        scope_version=scope_version,
-        attributes=to_json(attributes) if attributes else EMPTY_OBJECT,
-        resource=resource_json,
-        events=_events(span),
-        links=_links(span),
-        source=source,
+        span.trace_id.hex(),
+        span.span_id.hex(),
+        parent.hex() if parent else None,
+        span.name,
+        _KINDS.get(span.kind, "UNSPECIFIED"),
+        start,
+        span.end_time_unix_nano or start,
+        _STATUS.get(status.code, "UNSET"),
+        status.message or None,
+        service_name,
+        scope_name,
+        scope_version,
+        _attributes_json(span.attributes),
+        resource_json,
+        _events(span) if span.events else EMPTY_LIST,
+        _links(span) if span.links else EMPTY_LIST,
+        source,
     )
 
 
+def _attributes_json(pairs: Iterable[KeyValue]) -> str:
+    attributes = _attributes(pairs)
+    return to_json(attributes) if attributes else EMPTY_OBJECT
+
+
 def _events(span: Span) -> str:
-    if not span.events:
-        return EMPTY_LIST
     return to_json(
         [event_dict(e.name, e.time_unix_nano, _attributes(e.attributes)) for e in span.events]
     )
 
 
 def _links(span: Span) -> str:
-    if not span.links:
-        return EMPTY_LIST
     return to_json(
         [
             link_dict(link.trace_id.hex(), link.span_id.hex(), _attributes(link.attributes))
@@ -148,16 +152,13 @@ def _attributes(pairs: Iterable[KeyValue]) -> dict[str, Any]:
     return {kv.key: _value(kv.value) for kv in pairs}
 
 
+_SCALARS = frozenset({"string_value", "int_value", "double_value", "bool_value"})
+
+
 def _value(value: AnyValue) -> Any:
     kind = value.WhichOneof("value")
-    if kind == "string_value":
-        return value.string_value
-    if kind == "int_value":
-        return value.int_value
-    if kind == "double_value":
-        return value.double_value
-    if kind == "bool_value":
-        return value.bool_value
+    if kind in _SCALARS:
+        return getattr(value, kind)
     if kind == "array_value":
         return [_value(item) for item in value.array_value.values]
     if kind == "kvlist_value":
