@@ -7,9 +7,6 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-if TYPE_CHECKING:
-    from tracegrade.remote import RemoteDatabase
-
 from tracegrade.cli._common import (
     DbOption,
     JsonOption,
@@ -20,6 +17,9 @@ from tracegrade.cli._common import (
     quiet_agent_logs,
     user_errors,
 )
+
+if TYPE_CHECKING:
+    from tracegrade.remote import RemoteDatabase
 
 
 def run(
