@@ -14,23 +14,16 @@ WITH intervals AS (
     UNION ALL
     SELECT turn_id, 'nested_model', start_ns, end_ns FROM scored_llm_calls WHERE in_agent_tool
 ),
-ordered AS (
-    SELECT *, max(end_ns) OVER (
-        PARTITION BY turn_id, kind ORDER BY start_ns ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
-    ) AS reach
-    FROM intervals
-),
-islands AS (
-    SELECT *, sum(CASE WHEN reach IS NULL OR start_ns > reach THEN 1 ELSE 0 END) OVER (
-        PARTITION BY turn_id, kind ORDER BY start_ns ROWS UNBOUNDED PRECEDING
-    ) AS island
-    FROM ordered
-),
 unions AS (
-    SELECT turn_id, kind, sum(island_end - island_start) / 1e9 AS seconds
+    -- Walked in order of start, each interval adds the part of it past the furthest end
+    -- reached before it (an earlier interval covers the rest): the sum is the union's length.
+    SELECT turn_id, kind, sum(greatest(end_ns - greatest(start_ns, reach), 0)) / 1e9 AS seconds
     FROM (
-        SELECT turn_id, kind, island, min(start_ns) AS island_start, max(end_ns) AS island_end
-        FROM islands GROUP BY ALL
+        SELECT *, coalesce(max(end_ns) OVER (
+            PARTITION BY turn_id, kind ORDER BY start_ns
+            ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
+        ), start_ns) AS reach
+        FROM intervals
     )
     GROUP BY ALL
 ),

@@ -8,26 +8,28 @@
 -- signal), repeated: [{name, args, times}]}
 WITH calls AS (
     SELECT
-        turn_id, seq, name, args, args_captured,
+        turn_id, name, args, args_captured,
         name = lag(name) OVER w AND args IS NOT DISTINCT FROM lag(args) OVER w AS repeats_previous
     FROM scored_calls
     WINDOW w AS (PARTITION BY turn_id ORDER BY seq)
 ),
-repeated AS (
-    SELECT turn_id, list({'name': name, 'args': args::JSON, 'times': times}) AS calls
-    FROM (SELECT turn_id, name, args, count(*) AS times FROM calls GROUP BY ALL HAVING count(*) > 1)
-    GROUP BY turn_id
+distinct_calls AS (
+    SELECT
+        turn_id, name, args,
+        count(*) AS times,
+        bool_and(args_captured) AS captured,
+        count(*) FILTER (repeats_previous) AS consecutive_repeats
+    FROM calls
+    GROUP BY turn_id, name, args
 )
 SELECT
-    c.turn_id,
-    CASE WHEN bool_and(c.args_captured)
-        THEN count(DISTINCT (c.name, c.args))::DOUBLE / count(*) END AS score,
+    turn_id,
+    CASE WHEN bool_and(captured) THEN count(*) / sum(times) END AS score,
     json_object(
-        'calls', count(*),
-        'distinct', count(DISTINCT (c.name, c.args)),
-        'consecutive_repeats', count(*) FILTER (c.repeats_previous),
-        'repeated', any_value(r.calls)
+        'calls', sum(times)::BIGINT,
+        'distinct', count(*),
+        'consecutive_repeats', sum(consecutive_repeats)::BIGINT,
+        'repeated', list({'name': name, 'args': args::JSON, 'times': times}) FILTER (times > 1)
     ) AS detail
-FROM calls c
-LEFT JOIN repeated r USING (turn_id)
-GROUP BY c.turn_id
+FROM distinct_calls
+GROUP BY turn_id

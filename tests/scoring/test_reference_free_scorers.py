@@ -8,9 +8,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scorer_inputs import SPECS, details, load_trajectories, scores
 
+from tracegrade.scoring.canonical import canonical_args
 from tracegrade.scoring.engine import run_metric
 from tracegrade.scoring.inputs import load_inputs
-from tracegrade.scoring.reference import Call, consecutive_repeats, cost_usd, tool_efficiency
+from tracegrade.scoring.reference import (
+    Call,
+    consecutive_repeats,
+    cost_usd,
+    duration_breakdown,
+    repeated_calls,
+    tool_efficiency,
+)
 from tracegrade.store import connect
 
 _SHARED = connect(":memory:")
@@ -35,6 +43,11 @@ def test_tool_efficiency_equals_reference(turns: list[list[Call]]) -> None:
         assert ours.get(turn_id) == tool_efficiency(calls)
         if calls:
             assert info[turn_id]["consecutive_repeats"] == consecutive_repeats(calls)
+            repeated = {
+                (r["name"], canonical_args(r["args"])): r["times"]
+                for r in info[turn_id]["repeated"] or []
+            }
+            assert repeated == repeated_calls(calls)
 
 
 PRICES = {
@@ -165,3 +178,52 @@ def test_invocation_duration_splits_model_tool_and_framework_time() -> None:
         "tool": 0.2,
         "framework": 0.3,
     }
+
+
+MS = 1_000_000
+INTERVAL = st.tuples(st.integers(0, 900), st.integers(0, 300)).map(
+    lambda start_length: (start_length[0] * MS, (start_length[0] + start_length[1]) * MS)
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.lists(st.tuples(INTERVAL, st.booleans()), max_size=6),  # model calls, in AgentTool?
+            st.lists(INTERVAL, max_size=6),  # tool calls
+        ),
+        min_size=1,
+        max_size=10,
+    )
+)
+def test_invocation_duration_equals_reference(
+    turns: list[tuple[list[tuple[tuple[int, int], bool]], list[tuple[int, int]]]],
+) -> None:
+    ids = [f"t{i}" for i in range(len(turns))]
+    llm: dict[str, list[Any]] = {k: [] for k in ("turn_id", "start_ns", "end_ns", "in_agent_tool")}
+    tools: dict[str, list[Any]] = {k: [] for k in ("turn_id", "seq", "name", "start_ns", "end_ns")}
+    for turn_id, (model_calls, tool_calls) in zip(ids, turns, strict=True):
+        for (start, end), nested in model_calls:
+            for key, value in zip(llm, (turn_id, start, end, nested), strict=True):
+                llm[key].append(value)
+        for seq, (start, end) in enumerate(tool_calls, 1):
+            for key, value in zip(tools, (turn_id, seq, "f", start, end), strict=True):
+                tools[key].append(value)
+    load_inputs(
+        _SHARED,
+        {
+            "scored_turns": {
+                "turn_id": ids,
+                "latency_ms": [1000.0] * len(ids),
+                "is_error": [False] * len(ids),
+            },
+            "scored_llm_calls": llm,
+            "scored_calls": tools,
+        },
+    )
+    ours = details(_SHARED, "invocation_duration")
+    for turn_id, (model_calls, tool_calls) in zip(ids, turns, strict=True):
+        model = [interval for interval, _ in model_calls]
+        nested = [interval for interval, in_tool in model_calls if in_tool]
+        assert ours[turn_id] == duration_breakdown(1000.0, model, tool_calls, nested)

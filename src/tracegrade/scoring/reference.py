@@ -7,6 +7,7 @@ in `text` (rouge1_f, unigram_f1).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
@@ -86,6 +87,12 @@ def tool_efficiency(calls: Sequence[Call]) -> float | None:
     return len(distinct) / len(calls)
 
 
+def repeated_calls(calls: Sequence[Call]) -> dict[tuple[str, str | None], int]:
+    """(name, canonical args) of each call made more than once, with how many times."""
+    times = Counter((c.name, canonical_args(c.args)) for c in calls)
+    return {call: n for call, n in times.items() if n > 1}
+
+
 def consecutive_repeats(calls: Sequence[Call]) -> int:
     return sum(
         1
@@ -117,3 +124,28 @@ def _price(model: str | None, prices: dict[str, dict[str, float]]) -> dict[str, 
         return None
     keys = [k for k in prices if model == k or model.startswith(k + "-") or model.endswith("/" + k)]
     return prices[max(keys, key=len)] if keys else None
+
+
+def covered_seconds(intervals: Sequence[tuple[int, int]]) -> float:
+    """The length of the union of (start_ns, end_ns) intervals, in seconds: merged one by one."""
+    merged: list[list[int]] = []
+    for start, end in sorted(intervals):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    return sum(end - start for start, end in merged) / 1e9
+
+
+def duration_breakdown(
+    latency_ms: float,
+    model: Sequence[tuple[int, int]],
+    tool: Sequence[tuple[int, int]],
+    nested_model: Sequence[tuple[int, int]],
+) -> dict[str, float]:
+    """invocation_duration's detail: model time, tool time less the model time inside tools
+    (AgentTool), and the rest, each rounded to the millisecond."""
+    model_s = covered_seconds(model)
+    tool_s = max(covered_seconds(tool) - covered_seconds(nested_model), 0.0)
+    framework = max(latency_ms / 1000 - model_s - tool_s, 0.0)
+    return {"model": round(model_s, 3), "tool": round(tool_s, 3), "framework": round(framework, 3)}
