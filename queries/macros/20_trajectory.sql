@@ -6,8 +6,9 @@
 -- Two implementations of the same rules. With EXACT and IGNORE modes only, a call matches
 -- when its key (tg_call_keys) is equal, and list operations on keys score a turn in
 -- microseconds (tg_traj_score_keys). SUBSET is not an equality, so turns that use it go
--- through the general form below, on {name, args, mode} structs (tg_traj_score). The
--- property tests hold both to the same pure-Python reference.
+-- through the general form below: {name, args, mode} structs matched pair by pair into a
+-- matrix (tg_match_matrix), scored on it (tg_traj_score_matrix; tg_traj_score does both).
+-- The property tests hold both forms to the same pure-Python reference.
 
 -- tg_call_keys(names, args, modes): one key per call: the name, plus the arguments unless
 -- the call's mode is IGNORE. Missing arguments (NULL) never equal `{}`, as in ADK.
@@ -61,56 +62,61 @@ CREATE OR REPLACE MACRO tg_call_match(a, e) AS (
     END
 );
 
--- EXACT: same length, and the calls match position by position.
-CREATE OR REPLACE MACRO tg_traj_exact(actual, expected) AS (
-    len(actual) = len(expected) AND coalesce(list_bool_and(list_transform(
-        range(1, len(expected) + 1), lambda i: tg_call_match(actual[i], expected[i])
-    )), true)
+-- tg_match_matrix(actual, expected): m[i][j] is whether actual call i matches expected call
+-- j. The general form scores on this matrix, so each pair is matched once, and the macro
+-- that matches a pair is expanded once in a query rather than in every match type.
+CREATE OR REPLACE MACRO tg_match_matrix(actual, expected) AS (
+    list_transform(actual, lambda a: list_transform(expected, lambda e: tg_call_match(a, e)))
 );
 
--- IN_ORDER: the expected calls appear in the actual list in order, extras allowed (ADK's
--- greedy walk: advance in the expected list on each match).
-CREATE OR REPLACE MACRO tg_traj_in_order(actual, expected) AS (
-    list_reduce(actual, lambda consumed, call:
-        consumed + CASE WHEN consumed < len(expected) AND tg_call_match(call, expected[consumed + 1])
-                        THEN 1 ELSE 0 END,
-        0) = len(expected)
-);
-
--- tg_traj_matched(actual, expected): how many expected calls find a match when each takes
--- the first still-unused matching actual call (ADK's ANY_ORDER walk).
-CREATE OR REPLACE MACRO tg_traj_matched(actual, expected) AS (
-    list_reduce(expected, lambda state, want: list_transform(
-            [list_position(list_transform(state.unused, lambda call: tg_call_match(call, want)), true)],
+-- tg_matrix_matched(m, n_actual, n_expected): how many expected calls find a match when each,
+-- in order, takes the first still-unused matching actual call (ADK's ANY_ORDER walk).
+CREATE OR REPLACE MACRO tg_matrix_matched(m, n_actual, n_expected) AS (
+    list_reduce(range(1, n_expected + 1), lambda state, j: list_transform(
+            [list_position(list_transform(state.unused, lambda i: m[i][j]), true)],
             lambda hit: CASE WHEN hit IS NULL THEN state ELSE {
                 'unused': list_concat(state.unused[:hit - 1], state.unused[hit + 1:]),
                 'matched': state.matched + 1
             } END)[1],
-        {'unused': actual, 'matched': 0}).matched
+        {'unused': range(1, n_actual + 1), 'matched': 0}).matched
 );
 
--- tg_traj_covers(calls, by): every call in `calls` matches some call in `by` (set semantics).
-CREATE OR REPLACE MACRO tg_traj_covers(calls, by_calls, actual_side) AS (
-    coalesce(list_bool_and(list_transform(calls, lambda c: coalesce(list_bool_or(
-        list_transform(by_calls, lambda o: CASE WHEN actual_side THEN tg_call_match(c, o) ELSE tg_call_match(o, c) END)
-    ), false))), true)
-);
-
--- tg_traj_score(actual, expected, match_type): the per-turn score. ADK's types (EXACT,
--- IN_ORDER, ANY_ORDER) and SUBSET / SUPERSET (set inclusion) give 1.0 or 0.0; PRECISION and
--- RECALL give the matched share of the actual, resp. expected, calls.
-CREATE OR REPLACE MACRO tg_traj_score(actual, expected, match_type) AS (
+-- tg_traj_score_matrix(m, n_actual, n_expected, match_type): the per-turn score on the match
+-- matrix. ADK's types (EXACT: same length, matching position by position; IN_ORDER: ADK's
+-- greedy walk, advancing in the expected list on each match; ANY_ORDER: every expected call
+-- matched) and SUBSET (every actual call matches an expected one) / SUPERSET (the converse)
+-- give 1.0 or 0.0; PRECISION and RECALL give the matched share of the actual, resp. expected,
+-- calls. `m` appears once per branch: a macro argument is expanded wherever it is used.
+CREATE OR REPLACE MACRO tg_traj_score_matrix(m, n_actual, n_expected, match_type) AS (
     CASE match_type
-        WHEN 'EXACT' THEN tg_traj_exact(actual, expected)::DOUBLE
-        WHEN 'IN_ORDER' THEN tg_traj_in_order(actual, expected)::DOUBLE
-        WHEN 'ANY_ORDER' THEN (tg_traj_matched(actual, expected) = len(expected))::DOUBLE
-        WHEN 'SUBSET' THEN tg_traj_covers(actual, expected, true)::DOUBLE
-        WHEN 'SUPERSET' THEN tg_traj_covers(expected, actual, false)::DOUBLE
-        WHEN 'PRECISION' THEN CASE WHEN len(actual) = 0 THEN (len(expected) = 0)::DOUBLE
-            ELSE tg_traj_matched(actual, expected) / len(actual) END
-        WHEN 'RECALL' THEN CASE WHEN len(expected) = 0 THEN 1.0
-            ELSE tg_traj_matched(actual, expected) / len(expected) END
+        WHEN 'EXACT' THEN (n_actual = n_expected AND coalesce(list_bool_and(
+            list_transform(range(1, n_actual + 1), lambda i: m[i][i])), true))::DOUBLE
+        WHEN 'IN_ORDER' THEN (list_reduce(m, lambda consumed, row:
+            consumed + CASE WHEN consumed < n_expected AND row[consumed + 1] THEN 1 ELSE 0 END,
+            0) = n_expected)::DOUBLE
+        WHEN 'SUBSET' THEN coalesce(list_bool_and(
+            list_transform(m, lambda row: coalesce(list_bool_or(row), false))), true)::DOUBLE
+        WHEN 'SUPERSET' THEN coalesce(list_bool_and(list_transform(range(1, n_expected + 1),
+            lambda j: coalesce(list_bool_or(list_transform(m, lambda row: row[j])), false))), true)::DOUBLE
+        ELSE tg_matched_share(tg_matrix_matched(m, n_actual, n_expected), n_actual, n_expected, match_type)
     END
+);
+
+-- tg_matched_share(matched, n_actual, n_expected, match_type): ANY_ORDER, PRECISION and
+-- RECALL from the number of expected calls matched.
+CREATE OR REPLACE MACRO tg_matched_share(matched, n_actual, n_expected, match_type) AS (
+    CASE match_type
+        WHEN 'ANY_ORDER' THEN (matched = n_expected)::DOUBLE
+        WHEN 'PRECISION' THEN CASE WHEN n_actual = 0 THEN (n_expected = 0)::DOUBLE
+            ELSE matched / n_actual END
+        WHEN 'RECALL' THEN CASE WHEN n_expected = 0 THEN 1.0 ELSE matched / n_expected END
+    END
+);
+
+-- tg_traj_score(actual, expected, match_type): the same on lists of {name, args, mode}
+-- structs, for metrics of your own.
+CREATE OR REPLACE MACRO tg_traj_score(actual, expected, match_type) AS (
+    tg_traj_score_matrix(tg_match_matrix(actual, expected), len(actual), len(expected), match_type)
 );
 
 -- The trajectory criterion's options, read from the tg_options variable the scoring engine

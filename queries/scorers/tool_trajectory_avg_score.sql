@@ -29,19 +29,27 @@ WITH keyed AS (
         CASE WHEN tg_opt_unordered() THEN tg_regroup(p.actual_names, p.actual_groups, p.expected_names) END AS perm
     FROM scored_trajectory_pairs p
 ),
+matrices AS (
+    -- SUBSET arguments are no equality of keys: those turns match call by call.
+    SELECT
+        *,
+        CASE WHEN tg_opt_uses_subset() THEN tg_match_matrix(
+            tg_call_structs(actual_names, actual_args, coalesce(perm, range(1, len(actual_names) + 1))),
+            tg_call_structs(expected_names, expected_args, range(1, len(expected_names) + 1))
+        ) END AS matches
+    FROM keyed
+),
 scored AS (
     SELECT
         turn_id, actual_names, actual_args, expected_names, expected_args, perm,
         NOT actual_captured AND tg_opt_needs_args() AND len(expected_names) > 0 AS args_missing,
         CASE
-            WHEN tg_opt_uses_subset() THEN tg_traj_score(
-                tg_call_structs(actual_names, actual_args, coalesce(perm, range(1, len(actual_names) + 1))),
-                tg_call_structs(expected_names, expected_args, range(1, len(expected_names) + 1)),
-                tg_opt_match_type())
+            WHEN tg_opt_uses_subset() THEN tg_traj_score_matrix(
+                matches, len(actual_names), len(expected_names), tg_opt_match_type())
             WHEN perm IS NULL THEN tg_traj_score_keys(a_keys, e_keys, tg_opt_match_type())
             ELSE tg_traj_score_keys(list_transform(perm, lambda i: a_keys[i]), e_keys, tg_opt_match_type())
         END AS raw_score
-    FROM keyed
+    FROM matrices
 )
 SELECT
     turn_id,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import duckdb
@@ -11,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scorer_inputs import details, load_trajectories, scores
 
+from tracegrade.scoring.canonical import canonical_args
 from tracegrade.scoring.reference import Call, trajectory_score
 from tracegrade.store import connect
 
@@ -147,6 +149,43 @@ def test_sql_equals_reference_for_every_mode(
     )
     expected = [trajectory_score(a, e, match_type, per_tool, default_mode) for a, e in turns]
     assert [ours[t] for t in turn_ids] == pytest.approx(expected)
+
+
+_STRUCTS = '\'[{"name": "VARCHAR", "args": "VARCHAR", "mode": "VARCHAR"}]\''
+
+
+@settings(max_examples=200, deadline=None)  # one query an example: cheap
+@given(
+    turn=st.tuples(CALLS, CALLS),
+    match_type=st.sampled_from(ALL_TYPES),
+    default_mode=st.sampled_from(["EXACT", "SUBSET", "IGNORE"]),
+    per_tool=st.dictionaries(NAMES, st.sampled_from(["EXACT", "SUBSET", "IGNORE"]), max_size=2),
+)
+def test_traj_score_macro_for_own_metrics_equals_reference(
+    turn: tuple[list[Call], list[Call]],
+    match_type: str,
+    default_mode: str,
+    per_tool: dict[str, str],
+) -> None:
+    def structs(calls: list[Call]) -> str:
+        return json.dumps(
+            [
+                {
+                    "name": call.name,
+                    "args": canonical_args(call.args),
+                    "mode": per_tool.get(call.name, default_mode),
+                }
+                for call in calls
+            ]
+        )
+
+    actual, expected = turn
+    (ours,) = _SHARED.execute(
+        f"SELECT tg_traj_score(from_json(?, {_STRUCTS}), from_json(?, {_STRUCTS}), ?)",
+        [structs(actual), structs(expected), match_type],
+    ).fetchone() or (None,)
+    reference = trajectory_score(actual, expected, match_type, per_tool, default_mode)
+    assert ours == pytest.approx(reference)
 
 
 def test_parallel_calls_may_match_as_a_group(connection: duckdb.DuckDBPyConnection) -> None:
