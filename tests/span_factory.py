@@ -26,13 +26,25 @@ class SequentialIds(IdGenerator):
         return n << 64 | (n * 0x9E3779B97F4A7C15) % 2**64
 
 
-def adk_like_spans(turns: int, seed: int = 1) -> list[ReadableSpan]:
-    """`turns` traces of workflow > agent > (model, tool, model), ADK v2 attribute names."""
+class SeededRandomIds(IdGenerator):
+    """Random ids, as the SDK makes them, but the same for the same seed."""
+
+    def __init__(self, seed: int) -> None:
+        self._rng = random.Random(seed)
+
+    def generate_span_id(self) -> int:
+        return self._rng.getrandbits(64) or 1
+
+    def generate_trace_id(self) -> int:
+        return self._rng.getrandbits(128) or 1
+
+
+def adk_like_spans(turns: int, seed: int = 1, random_ids: bool = False) -> list[ReadableSpan]:
+    """`turns` traces of workflow > agent > (model, tool, model), ADK v2 attribute names;
+    ids counted up from the seed, or random as in real traffic."""
     memory = InMemorySpanExporter()
-    provider = TracerProvider(
-        resource=Resource.create({"service.name": "shop"}),
-        id_generator=SequentialIds(seed * 10_000),
-    )
+    ids = SeededRandomIds(seed) if random_ids else SequentialIds(seed * 10_000)
+    provider = TracerProvider(resource=Resource.create({"service.name": "shop"}), id_generator=ids)
     provider.add_span_processor(SimpleSpanProcessor(memory))
     tracer = provider.get_tracer("gcp.vertex.agent", "2.13.0")
     clock = itertools.count(1_767_225_600_000_000_000 + seed * 10**12, 1_000_000)

@@ -28,7 +28,9 @@ SPANS_PER_TURN = 5
 
 def build_bodies(spans: int, batch: int, seed: int = 1, compress: bool = False) -> list[bytes]:
     """`spans` distinct ADK-shaped spans as protobuf request bodies of `batch` spans each."""
-    made = adk_like_spans(-(-spans // SPANS_PER_TURN), seed=seed)[:spans]
+    # Random ids, as the SDK makes them: sequential ones would let DuckDB skip stored
+    # row groups by their min/max when it checks for spans stored before.
+    made = adk_like_spans(-(-spans // SPANS_PER_TURN), seed=seed, random_ids=True)[:spans]
     bodies = [
         otlp_request(made[i : i + batch]).SerializeToString() for i in range(0, len(made), batch)
     ]

@@ -91,9 +91,12 @@ def _wait_for_count(target: Target, expected: int, settle_s: float) -> None:
 
 def run_tracegrade(args: argparse.Namespace, bodies: list[bytes], per_body: list[int]) -> Result:
     with tempfile.TemporaryDirectory(prefix="bench-tracegrade-") as workdir:
-        target = start_tracegrade(Path(workdir), _tracegrade_command())
+        target = start_tracegrade(Path(workdir), _tracegrade_command(), args.stored_before)
+        name = "tracegrade serve" + (
+            f", {args.stored_before:,} stored" if args.stored_before else ""
+        )
         try:
-            return measure(target, "tracegrade serve", bodies, per_body, args.senders)
+            return measure(target, name, bodies, per_body, args.senders)
         finally:
             target.stop()
 
@@ -146,6 +149,12 @@ def main() -> None:
         type=int,
         default=25_000,
         help="Phoenix's load (at ~100-200 spans/s, 100k take 10-20 minutes; its rate is steady)",
+    )
+    parser.add_argument(
+        "--stored-before",
+        type=int,
+        default=0,
+        help="spans (random ids) in tracegrade's file before the load, as after days of traffic",
     )
     parser.add_argument("--no-phoenix", action="store_true")
     parser.add_argument("--no-flood", action="store_true")

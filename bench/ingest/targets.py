@@ -69,9 +69,13 @@ class Target:
                 self.process.wait()
 
 
-def start_tracegrade(workdir: Path, python: str) -> Target:
+def start_tracegrade(workdir: Path, python: str, stored_before: int = 0) -> Target:
+    """`tracegrade serve` on a new file, holding `stored_before` spans of random ids first
+    (as a store does after days of traffic); `count()` counts the spans sent since."""
     port = free_port()
     db = workdir / "bench.duckdb"
+    if stored_before:
+        _fill(db, stored_before)
     process = subprocess.Popen(
         [python, "serve", "--db", str(db), "--port", str(port),
          "--grpc-port", "0"],
@@ -86,7 +90,7 @@ def start_tracegrade(workdir: Path, python: str) -> Target:
             headers={"content-type": "application/json"},
         )
         with urllib.request.urlopen(request, timeout=30) as response:
-            return int(json.load(response)["rows"][0][0])
+            return int(json.load(response)["rows"][0][0]) - stored_before
 
     target = Target("tracegrade", f"{base}/v1/traces", process, count)
     if not wait_until(
@@ -95,6 +99,20 @@ def start_tracegrade(workdir: Path, python: str) -> Target:
         target.stop()
         raise RuntimeError(f"tracegrade serve did not start: see {workdir / 'tracegrade.log'}")
     return target
+
+
+def _fill(db: Path, spans: int) -> None:
+    from tracegrade.store import connect
+
+    connection = connect(db)
+    connection.execute(
+        "INSERT INTO spans (trace_id, span_id, name, kind, start_ns, end_ns, status_code, "
+        "attributes, resource, events, links, source) "
+        "SELECT md5(random()::VARCHAR), md5(random()::VARCHAR)[:16], 'call_llm', 'INTERNAL', "
+        "i, i + 1000, 'UNSET', '{}', '{}', '[]', '[]', 'bench' FROM range(?) AS t(i)",
+        [spans],
+    )
+    connection.close()
 
 
 def start_phoenix(workdir: Path, phoenix: str) -> Target:

