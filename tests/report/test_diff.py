@@ -62,6 +62,10 @@ def test_tolerances_decide_what_is_worth_reporting(reader: LocalReader) -> None:
     kinds = _kinds(diff_runs(reader, BASE_RUN, NEXT_RUN, loose))
     assert kinds["shop/transfer"] == ["regressed", "trajectory_changed"]
     assert kinds["shop/two_turns_with_state"] == []
+    # Latency must also rise by more than latency_ms: a rise of 20%+ that is under it is jitter.
+    steady = DiffTolerances(latency_pct=0, latency_ms=10_000)
+    transfer = _kinds(diff_runs(reader, BASE_RUN, NEXT_RUN, steady))["shop/transfer"]
+    assert "latency_up" not in transfer
 
 
 def test_changed_eval_set_cases_only_in_one_run(
@@ -74,7 +78,9 @@ def test_changed_eval_set_cases_only_in_one_run(
     for run_id in (base, new):
         score_with(writer.connection, Selection(run_id=run_id), {})
 
-    diff = diff_runs(LocalReader(writer.connection), base, new)
+    # Two real runs: their latencies differ by chance, so latency is out of this comparison.
+    timing_free = DiffTolerances(latency_ms=60_000)
+    diff = diff_runs(LocalReader(writer.connection), base, new, timing_free)
     assert diff.regressed
     assert diff.only_in_base == ["shop/model_crash"]
     assert diff.only_in_new == ["shop/transfer_again"]

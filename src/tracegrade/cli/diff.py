@@ -17,6 +17,9 @@ def diff(
     latency_pct: Annotated[
         float, typer.Option(help="Latency increase tolerated, in percent.")
     ] = 20.0,
+    latency_ms: Annotated[
+        float, typer.Option(help="...and in milliseconds: smaller rises are jitter.")
+    ] = 50.0,
     cost_pct: Annotated[float, typer.Option(help="Cost increase tolerated, in percent.")] = 10.0,
     tokens_pct: Annotated[float, typer.Option(help="Token increase tolerated, in percent.")] = 10.0,
     db: DbOption = None,
@@ -26,7 +29,9 @@ def diff(
     from tracegrade.cli._access import open_reader
     from tracegrade.report import DiffTolerances, diff_runs, render_diff
 
-    tolerances = DiffTolerances(latency_pct=latency_pct, cost_pct=cost_pct, tokens_pct=tokens_pct)
+    tolerances = DiffTolerances(
+        latency_pct=latency_pct, latency_ms=latency_ms, cost_pct=cost_pct, tokens_pct=tokens_pct
+    )
     with user_errors(), open_reader(db, server) as reader:
         result = diff_runs(reader, base, new, tolerances)
     typer.echo(render_diff(result, color=sys.stdout.isatty()), nl=False)

@@ -41,6 +41,11 @@ class DiffTolerances(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     latency_pct: float = Field(default=20, ge=0, description="mean turn latency, % increase")
+    latency_ms: float = Field(
+        default=50,
+        ge=0,
+        description="and by more than this many ms (a fast turn's jitter is no regression)",
+    )
     cost_pct: float = Field(default=10, ge=0, description="cost per repeat, % increase")
     tokens_pct: float = Field(default=10, ge=0, description="tokens per repeat, % increase")
     tool_calls: float = Field(default=0, ge=0, description="more tool calls per repeat than this")
@@ -197,7 +202,7 @@ def _increases(before: _Profile, after: _Profile, tol: DiffTolerances) -> list[C
         _increase("more_tool_calls", "tool calls per repeat", before.tool_calls,
                   after.tool_calls, plain, absolute=tol.tool_calls),
         _increase("latency_up", "mean turn latency (ms)", before.latency_ms, after.latency_ms,
-                  ms, pct=tol.latency_pct),
+                  ms, pct=tol.latency_pct, absolute=tol.latency_ms),
         _increase("cost_up", "cost per repeat", before.cost_usd, after.cost_usd, usd,
                   pct=tol.cost_pct),
         _increase("tokens_up", "tokens per repeat", before.tokens, after.tokens, plain,
