@@ -21,6 +21,9 @@ from duckdb.sqltypes import BIGINT, VARCHAR
 from tracegrade.scoring.text import rouge_words, unigram_words
 
 COUNTS_TYPE = duckdb.struct_type({"overlap": BIGINT, "actual": BIGINT, "reference": BIGINT})
+Counts = tuple[int, int, int]
+"""(overlap, actual, reference) for COUNTS_TYPE: a tuple, because DuckDB turns a Python tuple
+into a STRUCT several times faster than a dict (0.6 against 3.5 µs a row, measured)."""
 
 
 @lru_cache(maxsize=1 << 16)
@@ -38,11 +41,6 @@ def _counted(tokens: Sequence[str]) -> tuple[dict[str, int], int]:
     for token in tokens:
         counts[token] = counts.get(token, 0) + 1
     return counts, len(tokens)
-
-
-Counts = tuple[int, int, int]
-"""(overlap, actual, reference): a tuple, because DuckDB turns a Python tuple into a STRUCT
-several times faster than a dict (0.6 against 3.5 µs a row, measured)."""
 
 
 def _overlap(actual: Sequence[str], reference: tuple[dict[str, int], int]) -> Counts:
