@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import duckdb
@@ -43,6 +43,15 @@ def load_trajectories(
         },
     )
     return turn_ids
+
+
+def columns(names: Sequence[str], rows: Iterable[Sequence[Any]]) -> dict[str, list[Any]]:
+    """`rows` as the column lists `load_inputs` takes."""
+    table: dict[str, list[Any]] = {name: [] for name in names}
+    for row in rows:
+        for name, value in zip(names, row, strict=True):
+            table[name].append(value)
+    return table
 
 
 def _append(table: dict[str, list[Any]], turn_id: str, seq: int, call: Call, **extra: Any) -> None:

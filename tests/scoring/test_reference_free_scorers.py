@@ -6,7 +6,7 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scorer_inputs import SPECS, details, load_trajectories, scores
+from scorer_inputs import SPECS, columns, details, load_trajectories, scores
 
 from tracegrade.scoring.canonical import canonical_args
 from tracegrade.scoring.engine import run_metric
@@ -201,15 +201,22 @@ def test_invocation_duration_equals_reference(
     turns: list[tuple[list[tuple[tuple[int, int], bool]], list[tuple[int, int]]]],
 ) -> None:
     ids = [f"t{i}" for i in range(len(turns))]
-    llm: dict[str, list[Any]] = {k: [] for k in ("turn_id", "start_ns", "end_ns", "in_agent_tool")}
-    tools: dict[str, list[Any]] = {k: [] for k in ("turn_id", "seq", "name", "start_ns", "end_ns")}
-    for turn_id, (model_calls, tool_calls) in zip(ids, turns, strict=True):
-        for (start, end), nested in model_calls:
-            for key, value in zip(llm, (turn_id, start, end, nested), strict=True):
-                llm[key].append(value)
-        for seq, (start, end) in enumerate(tool_calls, 1):
-            for key, value in zip(tools, (turn_id, seq, "f", start, end), strict=True):
-                tools[key].append(value)
+    llm = columns(
+        ("turn_id", "start_ns", "end_ns", "in_agent_tool"),
+        [
+            (turn_id, start, end, nested)
+            for turn_id, (model_calls, _) in zip(ids, turns, strict=True)
+            for (start, end), nested in model_calls
+        ],
+    )
+    tools = columns(
+        ("turn_id", "seq", "name", "start_ns", "end_ns"),
+        [
+            (turn_id, seq, "f", start, end)
+            for turn_id, (_, tool_calls) in zip(ids, turns, strict=True)
+            for seq, (start, end) in enumerate(tool_calls, 1)
+        ],
+    )
     load_inputs(
         _SHARED,
         {
