@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from tests.support.views import VIEWS
 from tracegrade import _readme
 from tracegrade.store import connect
 from tracegrade.store.schema_docs import relations
-from views_list import VIEWS
 
 
 def test_every_view_and_table_is_documented_column_by_column() -> None:

@@ -7,7 +7,8 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from home_example import (
+
+from tests.examples.home_example import (
     CASES,
     CONFIG,
     EVALSET,
@@ -16,7 +17,6 @@ from home_example import (
     run_example,
     trajectories,
 )
-
 from tracegrade.capture import BlockingSpanProcessor
 from tracegrade.exit_codes import ExitCode
 from tracegrade.scoring import Selection, load_scoring_config, score

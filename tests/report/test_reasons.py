@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from report.helpers import compare_golden
+from tests.report.helpers import compare_golden
 from tracegrade.report.formatting import call
 from tracegrade.report.reasons import trajectory_reason
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from conftest import DATA
+from tests.support.paths import DATA
 from tracegrade.capture import BlockingSpanProcessor
 from tracegrade.errors import ConfigError
 from tracegrade.exit_codes import ExitCode
@@ -246,7 +246,7 @@ def test_efficiency_metrics_accept_adk_names_as_budgets() -> None:
 def test_traffic_sample_is_decided_by_trace_id_like_the_otel_sampler(writer: SpanWriter) -> None:
     from opentelemetry.sdk.trace.sampling import TraceIdRatioBased
 
-    from span_factory import adk_like_spans
+    from tests.support.span_factory import adk_like_spans
     from tracegrade.capture.convert import RowBuilder
 
     writer.write(RowBuilder().rows(adk_like_spans(200)))

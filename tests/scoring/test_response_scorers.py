@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from adk_evaluators import adk_response_scores
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scorer_inputs import details, scores
 
+from tests.scoring.adk_evaluators import adk_response_scores
+from tests.scoring.reference import unigram_f1
+from tests.scoring.scorer_inputs import details, scores
 from tracegrade.scoring.inputs import load_inputs
-from tracegrade.scoring.text import unigram_f1
 from tracegrade.store import connect
 
 _SHARED = connect(":memory:")
