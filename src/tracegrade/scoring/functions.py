@@ -67,7 +67,7 @@ def register_functions(connection: duckdb.DuckDBPyConnection) -> None:
             connection.create_function(
                 udf.name,
                 udf.function,
-                udf.parameters,
+                list[Any](udf.parameters),  # DuckDB's stub wants a list of a wider union
                 udf.returns,
                 null_handling=SPECIAL,
                 side_effects=False,
