@@ -53,6 +53,19 @@ CREATE OR REPLACE MACRO tg_counts_f1(c) AS
         ELSE 0.0
     END)[1];
 
+-- tg_response_score(counts, reference_missing): a response metric's row from its counts,
+-- STRUCT(score DOUBLE, detail JSON): the F-measure, and {precision, recall,
+-- reference_missing}. The counts are bound once (see above): they cost a Python call.
+CREATE OR REPLACE MACRO tg_response_score(counts, reference_missing) AS
+    list_transform([counts], lambda c: {
+        'score': tg_counts_f1(c),
+        'detail': json_object(
+            'precision', tg_counts_precision(c),
+            'recall', tg_counts_recall(c),
+            'reference_missing', reference_missing
+        )
+    })[1];
+
 -- The same on two token lists.
 CREATE OR REPLACE MACRO tg_token_precision(actual_tokens, reference_tokens) AS
     tg_counts_precision(tg_token_counts(actual_tokens, reference_tokens));
