@@ -40,7 +40,7 @@ def test_exactly_the_intended_case_fails_and_nothing_errors(
     assert [o.case_id for o in result.errors] == []
     assert scored.error_rate == 0
     verdicts = {c.case_id: (c.verdict, c.failed_metrics) for c in scored.cases}
-    expected = {case: ("passed", []) for case in CASES}
+    expected: dict[str, tuple[str, list[str]]] = {case: ("passed", []) for case in CASES}
     expected[FAILS_ON_PURPOSE] = ("failed", ["tool_trajectory_avg_score"])
     assert verdicts == expected
     assert scored.failed_run_metrics == []

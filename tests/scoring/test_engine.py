@@ -179,7 +179,7 @@ def test_a_custom_metric_is_a_sql_file(
 
 
 def test_traffic_sample_is_decided_by_trace_id_like_the_otel_sampler(writer: SpanWriter) -> None:
-    from opentelemetry.sdk.trace.sampling import TraceIdRatioBased
+    from opentelemetry.sdk.trace.sampling import Decision, TraceIdRatioBased
 
     from tests.support.span_factory import adk_like_spans
     from tracegrade.capture.convert import RowBuilder
@@ -193,8 +193,9 @@ def test_traffic_sample_is_decided_by_trace_id_like_the_otel_sampler(writer: Spa
     }
     all_traces = {r[0] for r in writer.connection.execute("SELECT trace_id FROM turns").fetchall()}
     sampler = TraceIdRatioBased(0.3)
+    sampled = Decision.RECORD_AND_SAMPLE  # what the sampler decides for a trace it keeps
     expected = {
-        t for t in all_traces if sampler.should_sample(None, int(t, 16), "x").decision.is_sampled()
+        t for t in all_traces if sampler.should_sample(None, int(t, 16), "x").decision == sampled
     }
     assert scored == expected
     assert 0 < len(scored) < len(all_traces)

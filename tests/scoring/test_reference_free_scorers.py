@@ -124,6 +124,7 @@ def test_cost_says_which_models_are_unpriced() -> None:
     )
     ((_, score, detail),) = run_metric(_SHARED, SPECS["cost_usd"])
     assert score is None
+    assert detail is not None
     assert '"priced_calls":1' in detail
     assert '"unpriced_models":["my-model"]' in detail
 
