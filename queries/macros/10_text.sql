@@ -1,7 +1,7 @@
 -- Token-overlap arithmetic for the response metrics (response_match_score = ADK's ROUGE-1,
 -- response_unigram_f1). Each macro takes two token lists, VARCHAR[]: the actual response's
--- and the reference's, as `tg_rouge_tokens` / `tg_unigram_tokens` (registered from Python by
--- tracegrade.scoring.text) produce them. A NULL list counts as empty.
+-- and the reference's, as `tg_rouge_tokens` / `tg_unigram_tokens` (Python functions,
+-- registered in tracegrade.scoring.functions) produce them. A NULL list counts as empty.
 --
 --   tg_token_counts(actual, reference)    STRUCT(overlap BIGINT, actual BIGINT, reference BIGINT)
 --                                         overlap = clipped unigram overlap (per distinct token,
