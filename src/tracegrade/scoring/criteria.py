@@ -11,11 +11,11 @@ ignores, so one file serves both tools:
                     "prices": {"my-model": {"input": 0.3, "output": 2.5}}}}
 
 Our metrics may also sit in `criteria` directly when the file is not shared with ADK.
+
 The file's parts are pydantic models read as every ADK file is (`FileModel`: snake_case or
 camelCase keys); a metric with settings of its own gets a `CriterionEntry` subclass in
-`ENTRY_MODELS`.
-Whatever is wrong surfaces as one `ConfigError` naming the field: `criteria.latency.p95:
-expected a number, got 'fast'`.
+`ENTRY_MODELS`. Whatever is wrong surfaces as one `ConfigError` naming the field:
+`criteria.latency.p95: expected a number, got 'fast'`.
 """
 
 from __future__ import annotations
@@ -209,8 +209,9 @@ def parse_config(raw: dict[str, Any] | None, specs: dict[str, MetricSpec]) -> Sc
     """A test_config.json document (None: ADK's defaults) into a `ScoringConfig`."""
     document = _validated(CriteriaFile, raw or {"criteria": ADK_DEFAULT_CRITERIA}, "")
     ours = document.tracegrade
-    for name in document.criteria.keys() & ours.criteria.keys():
-        raise ConfigError(f"criteria: '{name}' is set both in criteria and tracegrade.criteria")
+    twice = [name for name in ours.criteria if name in document.criteria]
+    if twice:
+        raise ConfigError(f"criteria: '{twice[0]}' is set both in criteria and tracegrade.criteria")
     criteria: dict[str, Criterion] = {}
     skipped: dict[str, str] = {}
     for name, value in {**document.criteria, **ours.criteria}.items():
