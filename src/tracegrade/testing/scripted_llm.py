@@ -49,8 +49,7 @@ class ScriptedLlm(BaseLlm):
     def by_user_text(
         cls, turns: Mapping[str, Sequence[Mapping[str, Any]]], model: str = "scripted"
     ) -> ScriptedLlm:
-        by_text = {text: [dict(r) for r in answers] for text, answers in turns.items()}
-        script = parse_script({"by_user_text": by_text})
+        script = parse_script({"by_user_text": {k: [dict(r) for r in v] for k, v in turns.items()}})
         return cls(model=model, script=script)
 
     def reset(self) -> None:
