@@ -3,7 +3,7 @@
 They mirror `google.adk.evaluation.eval_set` / `eval_case` field for field, with two
 deliberate differences: unknown keys are ignored everywhere (ADK rejects them on
 `Invocation` and `IntermediateData`), so files from newer ADK versions load; and fields
-no grader reads (`app_details`, durations, rubrics) are left out.
+no grader reads (`app_details`, durations) are left out.
 """
 
 from __future__ import annotations
@@ -65,6 +65,26 @@ IntermediateDataType = Annotated[
 ]
 
 
+class RubricContent(FileModel):
+    """What a rubric asks of the agent."""
+
+    text_property: str | None = Field(default=None, description="The property, in words.")
+
+
+class Rubric(FileModel):
+    """One rubric an LLM judge rates (ADK's `Rubric`)."""
+
+    rubric_id: str = Field(description="Unique id of the rubric.")
+    rubric_content: RubricContent = Field(description="The property the judge checks.")
+    description: str | None = Field(default=None, description="How to read its result.")
+    type: str | None = Field(
+        default=None,
+        description="Which metric it is for: ADK's rubric metrics take only their own type "
+        "(FINAL_RESPONSE_QUALITY, TOOL_USE_QUALITY, TRAJECTORY_QUALITY); `TASK` rubrics "
+        "are the tasks of tracegrade's `task_completion`.",
+    )
+
+
 class Invocation(FileModel):
     """One user turn: the user's message and the expected (or recorded) agent behaviour."""
 
@@ -77,6 +97,9 @@ class Invocation(FileModel):
         default=None, description="`IntermediateData` or `InvocationEvents`, chosen by its keys."
     )
     creation_timestamp: float = Field(default=0.0, description="Seconds since the epoch.")
+    rubrics: list[Rubric] | None = Field(
+        default=None, description="Rubrics for this turn only, added to the case's."
+    )
 
 
 class SessionInput(FileModel):
@@ -115,6 +138,9 @@ class EvalCase(FileModel):
         default_factory=dict, description="Expected state at the end; no built-in metric reads it."
     )
     creation_timestamp: float = Field(default=0.0, description="Seconds since the epoch.")
+    rubrics: list[Rubric] | None = Field(
+        default=None, description="Rubrics for every turn of the conversation."
+    )
 
     @model_validator(mode="after")
     def _conversation_xor_scenario(self) -> EvalCase:

@@ -43,23 +43,11 @@ ADK_DEFAULT_CRITERIA: dict[str, Any] = {
     "response_match_score": 0.8,
 }
 
-# ADK metrics that need an LLM judge or Vertex AI: reported as not evaluated, never gating.
-JUDGE_METRICS = frozenset(
-    {
-        "final_response_match_v2",
-        "response_evaluation_score",
-        "rubric_based_final_response_quality_v1",
-        "rubric_based_tool_use_quality_v1",
-        "rubric_based_multi_turn_trajectory_quality_v1",
-        "hallucinations_v1",
-        "safety_v1",
-        "multi_turn_task_success_v1",
-        "multi_turn_trajectory_quality_v1",
-        "multi_turn_tool_use_quality_v1",
-        "per_turn_user_simulator_quality_v1",
-    }
-)
-JUDGE_REASON = "needs an LLM judge or Vertex AI, which tracegrade does not run"
+# ADK metrics tracegrade does not compute: reported as not evaluated, never gating.
+NOT_COMPUTED = {
+    "per_turn_user_simulator_quality_v1": "rates ADK's LLM user simulator, which tracegrade "
+    "does not run",
+}
 MATCH_TYPES = ("EXACT", "IN_ORDER", "ANY_ORDER", "SUBSET", "SUPERSET", "PRECISION", "RECALL")
 ARG_MODES = ("EXACT", "SUBSET", "IGNORE")
 
@@ -102,6 +90,8 @@ class ScoringConfig(BaseModel):
     repeat_policy: RepeatPolicy = RepeatPolicy()
     max_error_rate: float = 0.0
     prices: dict[str, dict[str, float]] = Field(default_factory=dict)
+    judge_imports: tuple[str, ...] = ()
+    """Modules (or .py files) imported before judge models are resolved."""
 
 
 class CriterionEntry(FileModel):
@@ -196,6 +186,7 @@ class TracegradeSection(FileModel):
     prices: dict[str, Annotated[dict[str, Number], BeforeValidator(_price)]] = Field(
         default_factory=dict
     )
+    judge_imports: list[str] = Field(default_factory=list)
 
 
 class CriteriaFile(FileModel):
@@ -215,8 +206,8 @@ def parse_config(raw: dict[str, Any] | None, specs: dict[str, MetricSpec]) -> Sc
     criteria: dict[str, Criterion] = {}
     skipped: dict[str, str] = {}
     for name, value in {**document.criteria, **ours.criteria}.items():
-        if name in JUDGE_METRICS:
-            skipped[name] = JUDGE_REASON
+        if name in NOT_COMPUTED:
+            skipped[name] = NOT_COMPUTED[name]
             continue
         metric = resolve_name(name, specs)
         if metric is None:
@@ -230,6 +221,7 @@ def parse_config(raw: dict[str, Any] | None, specs: dict[str, MetricSpec]) -> Sc
         repeat_policy=ours.repeat_policy,
         max_error_rate=ours.max_error_rate,
         prices=ours.prices,
+        judge_imports=tuple(ours.judge_imports),
     )
 
 
@@ -238,6 +230,8 @@ def parse_criterion(metric: str, value: Any, spec: MetricSpec) -> Criterion:
     lower-is-better metric) or an object."""
     if isinstance(value, bool) or not isinstance(value, int | float | dict):
         raise ConfigError(f"criteria.{metric}: expected a number or an object, got {value!r}")
+    if spec.judge is not None:
+        return _judged(metric, value, spec)
     if not isinstance(value, dict):
         gate = "threshold" if spec.better == "higher" else "max"
         return Criterion(metric=metric, **{gate: float(value)})
@@ -246,6 +240,16 @@ def parse_criterion(metric: str, value: Any, spec: MetricSpec) -> Criterion:
     if all(bound is None for bound in gates.values()):
         raise ConfigError(f"criteria.{metric}: give a threshold (or max, p50, p95)")
     return Criterion(metric=metric, options=entry.options(), **gates)
+
+
+def _judged(metric: str, value: Any, spec: MetricSpec) -> Criterion:
+    """A judged metric's criterion, read as ADK reads it (snake_case or camelCase; a bare
+    number is the threshold); its options hold it as written, for the judge runner."""
+    from tracegrade.scoring.judging.metrics import ADK_JUDGED, validated_criterion
+
+    adk = ADK_JUDGED.get(metric) if spec.judge == "adk" else None
+    criterion = validated_criterion(metric, value, adk.criterion if adk else "LlmAsAJudgeCriterion")
+    return Criterion(metric=metric, threshold=criterion.threshold, options={"judge": value})
 
 
 def _validated(model: type[_M], value: Any, where: str) -> _M:

@@ -4,6 +4,8 @@
 queries/scoring/01_inputs.sql), runs each metric's SQL with its criterion's options in the
 `tg_options` variable, and stores every row in `scores`, the cases' outcomes in
 `case_results` and the scoring in `scorings`. Re-scoring a stored run needs no agent.
+Judged metrics are judged first (scoring/judging), and scored from the answers like any
+other metric.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 
@@ -24,19 +26,23 @@ from tracegrade.scoring.prices import load_prices
 from tracegrade.scoring.selection import Selection
 from tracegrade.scoring.verdict import ScoringResult, decide
 
+if TYPE_CHECKING:
+    from tracegrade.scoring.judging import JudgeSettings
+
 
 def score(
     connection: duckdb.DuckDBPyConnection,
     selection: Selection,
     config: ScoringConfig,
     specs: dict[str, MetricSpec],
+    judging: JudgeSettings | None = None,
 ) -> ScoringResult:
     """Score the turns `selection` picks from the views, record and return the verdict."""
     register_functions(connection)
     prepare_inputs(connection, selection)
     if not connection.execute("SELECT 1 FROM scored_turns LIMIT 1").fetchall():
         raise NothingToScore(f"no stored turns match {_describe(selection)}")
-    return score_loaded(connection, config, specs, selection)
+    return score_loaded(connection, config, specs, selection, judging)
 
 
 def score_loaded(
@@ -44,6 +50,7 @@ def score_loaded(
     config: ScoringConfig,
     specs: dict[str, MetricSpec],
     selection: Selection | None = None,
+    judging: JudgeSettings | None = None,
 ) -> ScoringResult:
     """Score what the input tables hold (filled by `prepare_inputs` or `inputs.load_inputs`)."""
     if selection is None:
@@ -52,9 +59,10 @@ def score_loaded(
     register_functions(connection)
     load_prices(connection, config.prices)
     metrics = _metrics_to_run(config, specs, has_expected=_has_expected(connection))
+    scoring_id = uuid.uuid4().hex[:12]
+    _judge(connection, config, [m for m in metrics if m.judge], judging, scoring_id)
     _load_criteria(connection, config, metrics)
     _run_scorers(connection, metrics, config)
-    scoring_id = uuid.uuid4().hex[:12]
     connection.execute("SET VARIABLE tg_scoring_id = ?", [scoring_id])
     connection.execute("SET VARIABLE tg_policy = ?", [config.repeat_policy.kind])
     connection.execute("SET VARIABLE tg_policy_k = ?", [config.repeat_policy.k])
@@ -94,6 +102,20 @@ def prepare_inputs(connection: duckdb.DuckDBPyConnection, selection: Selection) 
     connection.execute(scoring_sql("derived"))
 
 
+def _judge(
+    connection: duckdb.DuckDBPyConnection,
+    config: ScoringConfig,
+    judged: list[MetricSpec],
+    settings: JudgeSettings | None,
+    scoring_id: str,
+) -> None:
+    """Judged metrics' answers into `scored_judgements`, before any scorer reads them."""
+    if judged:
+        from tracegrade.scoring.judging import JudgeSettings, judge
+
+        judge(connection, config, judged, settings or JudgeSettings(), scoring_id)
+
+
 def _has_expected(connection: duckdb.DuckDBPyConnection) -> bool:
     return bool(connection.execute("SELECT 1 FROM scored_expected LIMIT 1").fetchall())
 
@@ -101,13 +123,15 @@ def _has_expected(connection: duckdb.DuckDBPyConnection) -> bool:
 def _metrics_to_run(
     config: ScoringConfig, specs: dict[str, MetricSpec], has_expected: bool
 ) -> list[MetricSpec]:
-    """Every configured metric, and every reference-free one as information."""
+    """Every configured metric, and every reference-free one as information (judged ones
+    only when configured: a judge costs money)."""
     for name in config.criteria:
         if specs[name].needs_expected and not has_expected:
             raise ConfigError(
                 f"metric '{name}' needs expected turns, and the selected turns have none"
             )
-    return [s for s in specs.values() if s.name in config.criteria or not s.needs_expected]
+    informational = [s for s in specs.values() if not s.needs_expected and not s.judge]
+    return [s for s in specs.values() if s.name in config.criteria or s in informational]
 
 
 def _load_criteria(

@@ -6,6 +6,10 @@ A scorer file opens with `-- key: value` lines, then a comment saying what a row
     -- better: higher              higher | lower (a budget: lower is better)
     -- needs: expected             expected | nothing (reference-free)
     -- aliases: trajectory         other names accepted in criteria (optional)
+    -- judge: adk | name.prompt      judged by an LLM: ADK's evaluator, or this jinja2 prompt
+                                   template beside the file (scoring/judging/templates.py)
+    -- rates: turn | conversation   a template judge rates each turn (default), or each
+                                   conversation at its last turn
 
 Shipped scorers live in `queries/scorers/`; `--metrics DIR` adds the `.sql` files of a
 folder, which may also replace a shipped metric of the same name.
@@ -22,7 +26,7 @@ from typing import Literal
 from tracegrade._resources import sql_files
 from tracegrade.errors import ConfigError
 
-_HEADER = re.compile(r"^--\s*(metric|better|needs|aliases|unit)\s*:\s*(.+?)\s*$")
+_HEADER = re.compile(r"^--\s*(metric|better|needs|aliases|unit|judge|rates)\s*:\s*(.+?)\s*$")
 
 
 @dataclass(frozen=True)
@@ -33,6 +37,13 @@ class MetricSpec:
     needs_expected: bool = False
     aliases: tuple[str, ...] = ()
     unit: str = ""
+    judge: str | None = None
+    """`adk`, or the file name of the prompt template beside the scorer."""
+    rates_conversation: bool = False
+
+    @property
+    def template_path(self) -> Path | None:
+        return None if self.judge in (None, "adk") else self.path.parent / str(self.judge)
 
     @property
     def sql(self) -> str:
@@ -50,12 +61,18 @@ def read_spec(path: Path) -> MetricSpec:
     name = fields.get("metric", path.stem)
     better = fields.get("better", "higher")
     needs = fields.get("needs", "nothing")
+    rates = fields.get("rates", "turn")
     if better not in ("higher", "lower") or needs not in ("expected", "nothing"):
         raise ConfigError(
             f"metric file {path}: 'better' must be higher|lower and 'needs' expected|nothing"
         )
+    if rates not in ("turn", "conversation"):
+        raise ConfigError(f"metric file {path}: 'rates' must be turn|conversation")
     aliases = tuple(a.strip() for a in fields.get("aliases", "").split(",") if a.strip())
-    return MetricSpec(name, path, better, needs == "expected", aliases, fields.get("unit", ""))  # type: ignore[arg-type]
+    return MetricSpec(
+        name, path, better, needs == "expected", aliases, fields.get("unit", ""),  # type: ignore[arg-type]
+        judge=fields.get("judge"), rates_conversation=rates == "conversation",
+    )  # fmt: skip
 
 
 def available_metrics(extra_dirs: Iterable[Path] = ()) -> dict[str, MetricSpec]:

@@ -2,7 +2,9 @@
 
 Case verdicts under the repeat policy are decided in SQL (queries/scoring/03_levels.sql):
 a case repeat with an errored turn is an error, not a failure; it is left out of the
-repeat policy and counted against `max_error_rate` instead.
+repeat policy and counted against `max_error_rate` instead. So are judged metrics' turns a
+judge could not evaluate (its calls failed, or its answers could not be read): never a
+pass or a fail, they count as judge errors against the same `max_error_rate`.
 """
 
 from __future__ import annotations
@@ -53,14 +55,22 @@ class ScoringResult:
     failed_run_metrics: list[str]
     failed_turns: int
     max_error_rate: float
+    judge_errors: int = 0
+    """Judged turns (of a judged metric) a judge could not evaluate."""
+    judged: int = 0
+    """Turns judged metrics were asked to judge."""
 
     @property
     def error_rate(self) -> float:
         return self.errored / self.units if self.units else 0.0
 
     @property
+    def judge_error_rate(self) -> float:
+        return self.judge_errors / self.judged if self.judged else 0.0
+
+    @property
     def exit_code(self) -> ExitCode:
-        if self.error_rate > self.max_error_rate:
+        if max(self.error_rate, self.judge_error_rate) > self.max_error_rate:
             return ExitCode.ERRORS_OVER_LIMIT
         failed = any(c.verdict == "failed" for c in self.cases) or self.failed_run_metrics
         if failed or (self.run_id is None and self.failed_turns):
@@ -85,6 +95,12 @@ SELECT (SELECT count(*) FROM scored_turns),
        (SELECT count(DISTINCT turn_id) FROM level_turn WHERE status = 'failed')
 """
 _FAILED_RUN_METRICS = "SELECT metric FROM level_run WHERE status = 'failed' ORDER BY metric"
+# detail.judge_error: set by judged metrics' scorers (tg_judge_detail) on the turns judged.
+_JUDGED = """
+SELECT count(*) FILTER (detail->>'judge_error' IS NOT NULL),
+       count(*) FILTER (detail->>'judge_error' = 'true')
+FROM level_turn WHERE NOT is_error
+"""
 
 
 def decide(
@@ -96,6 +112,7 @@ def decide(
     cases = [CaseResult(*row) for row in connection.execute(_CASES).fetchall()]
     turns, errored_turns, failed_turns = connection.execute(_TURNS).fetchall()[0]
     failed_run = [row[0] for row in connection.execute(_FAILED_RUN_METRICS).fetchall()]
+    judged, judge_errors = connection.execute(_JUDGED).fetchall()[0]
     eval_run = selection.run_id is not None
     return ScoringResult(
         scoring_id=scoring_id,
@@ -107,4 +124,6 @@ def decide(
         failed_run_metrics=failed_run,
         failed_turns=failed_turns,
         max_error_rate=config.max_error_rate,
+        judge_errors=judge_errors,
+        judged=judged,
     )
