@@ -159,7 +159,10 @@ def test_adk_config_works_unchanged() -> None:
     ) == (1.0, "ANY_ORDER", "IGNORE")
     assert config.criteria["response_match_score"].threshold == 0.8
     judged = config.criteria["final_response_match_v2"]
-    assert (judged.threshold, judged.options["judge"]) == (0.5, adk["criteria"]["final_response_match_v2"])
+    assert (judged.threshold, judged.options["judge"]) == (
+        0.5,
+        adk["criteria"]["final_response_match_v2"],
+    )
     assert parse_config(None, SPECS).criteria.keys() == {
         "tool_trajectory_avg_score",
         "response_match_score",

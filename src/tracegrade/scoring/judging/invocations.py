@@ -58,7 +58,8 @@ def actual_invocation(turn: TurnData) -> Invocation:
                 if _worth_keeping(e.content)
             ]
         ),
-        app_details=_app_details(turn.model_calls),
+        # In the order their responses reached the session, as ADK lists the agents.
+        app_details=_app_details(sorted(turn.model_calls, key=lambda c: c.end_ns)),
     )
 
 
