@@ -293,3 +293,38 @@ def scenario_invocations(
 
     RecordingRunner.recorded = {}
     return asyncio.run(go())
+
+
+class SwitchJudge(ScriptedJudge):
+    """A judge whose answers each test chooses: `SwitchJudge.answers` (reset per test by
+    the `switch_judge` fixture), resolved by name like any registered model."""
+
+    NAME: ClassVar[str] = "switch-judge"
+    answers: ClassVar[Any] = staticmethod(judge_answers.auto)
+    instances: ClassVar[list[ScriptedJudge]] = []
+    model: str = NAME
+    answer: Any = None
+
+    def model_post_init(self, context: Any) -> None:
+        self.answer = lambda prompt, sample: SwitchJudge.answers(prompt, sample)
+        SwitchJudge.instances.append(self)
+
+    @classmethod
+    def supported_models(cls) -> list[str]:
+        return [cls.NAME]
+
+    @classmethod
+    def call_count(cls) -> int:
+        return sum(len(judge.calls) for judge in cls.instances)
+
+
+LLMRegistry.register(SwitchJudge)
+
+
+def run_house(tmp_path: Path) -> str:
+    """Replay the house eval set once; its run id."""
+    from tracegrade.harness import RunOptions, run_eval
+
+    evalset = tmp_path / "house.evalset.json"
+    evalset.write_text(json.dumps(eval_set()))
+    return run_eval(RunOptions(eval_sets=[str(evalset)], agent=AGENT)).run_id

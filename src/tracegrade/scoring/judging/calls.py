@@ -143,11 +143,14 @@ class JudgeCaller:
         if cached is not None:
             return _reused(cached, answer)
         price = self.prices.get(judge.name)
-        estimate = self.budget.estimate(price, prompt, metric)
-        if not self.budget.reserve(estimate):
-            answer.outcome, answer.error = "unjudged", "the judge budget was spent"
-            return answer
-        await self._call(judge, answer, without_retry_options(config))
+        # A slot of the pool first, then the budget: only calls about to be made hold an
+        # estimate, so a long queue does not spend the budget before anything is called.
+        async with self._pool:
+            estimate = self.budget.estimate(price, prompt, metric)
+            if not self.budget.reserve(estimate):
+                answer.outcome, answer.error = "unjudged", "the judge budget was spent"
+                return answer
+            await self._call(judge, answer, without_retry_options(config))
         answer.cost_usd = price.cost(answer) if price else None
         self.budget.settle(estimate, answer.cost_usd, metric, answer.output_tokens)
         return answer
@@ -175,13 +178,13 @@ class JudgeCaller:
         while True:
             answer.attempts += 1
             try:
-                async with self._pool:
-                    return await asyncio.wait_for(
-                        _first_response(judge, request), self.settings.timeout_s
-                    )
+                return await asyncio.wait_for(
+                    _first_response(judge, request), self.settings.timeout_s
+                )
             except Exception as exc:
                 if answer.attempts > self.settings.retries or not retryable(exc):
                     raise
+            # The slot stays held while waiting: a judge answering 429 gets fewer calls.
             wait = self.settings.backoff(answer.attempts)
             await asyncio.sleep(wait * random.uniform(0.5, 1.0))  # jitter spreads a 429 storm
 
