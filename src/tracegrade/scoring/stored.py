@@ -7,6 +7,8 @@ that holds the file (POST /v1/score), which runs `score_request` itself:
                                                         with the criteria it was made with
                                                         unless `config` is given
     {"since_s": 86400, "sample": 0.05, "where": "..."}  traffic: turns of no eval run
+    {..., "judge": {"concurrency": 64, "budget_usd": 2}} how judged metrics call their
+                                                        judges (judging/settings.py)
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import duckdb
 from tracegrade.errors import ConfigError
 from tracegrade.scoring.criteria import parse_config
 from tracegrade.scoring.engine import NothingToScore, score
+from tracegrade.scoring.judging.settings import judge_settings
 from tracegrade.scoring.metrics import available_metrics
 from tracegrade.scoring.selection import Selection
 
@@ -49,7 +52,8 @@ def score_request(
     except ConfigError as exc:
         where = "the criteria given" if request.get("config") is not None else "the run's criteria"
         raise ConfigError(f"{where}: {exc}") from None
-    result = score(connection, _selection(request, run_id), config, specs)
+    judging = judge_settings(request.get("judge"))
+    result = score(connection, _selection(request, run_id), config, specs, judging)
     return {
         "scoring_id": result.scoring_id,
         "run_id": result.run_id,

@@ -50,7 +50,7 @@ def test_other_errors_fail_at_once_and_say_why() -> None:
 
     (got,) = _ask_all(_caller(retries=5), Judge("j", ScriptedJudge(answer=answer)), ["p"])
     assert (got.outcome, got.attempts) == ("failed", 1)
-    assert got.error is not None and got.error.startswith("ClientError: 400")
+    assert str(got.error).startswith("ClientError: 400")
 
 
 def test_a_hanging_try_times_out_and_is_retried() -> None:

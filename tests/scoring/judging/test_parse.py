@@ -14,7 +14,7 @@ LABEL = st.sampled_from(
     ["supported", "Supported ", "unsupported", "contradictory", "disputed", "not_applicable",
      "NOT_APPLICABLE", "maybe", ""]
 )  # fmt: skip
-TEXT = st.text(st.characters(blacklist_characters="\n", blacklist_categories=("Cs",)), max_size=20)
+TEXT = st.text(st.characters(blacklist_characters="\n", blacklist_categories=["Cs"]), max_size=20)
 
 
 @st.composite

@@ -85,7 +85,8 @@ def test_task_completion_takes_its_tasks_from_the_criterion(
     scores = _scores(writer, house_run, {"task_completion": criterion})
     assert scores[("temperatures", 1)][2]["tasks"][0]["key"] == "task 1"
     prompts = [c.prompt for j in switch_judge.instances for c in j.calls]
-    assert prompts and all('"task": "Report both rooms."' in p for p in prompts)
+    assert prompts
+    assert all('"task": "Report both rooms."' in p for p in prompts)
 
 
 def test_a_judge_of_your_own_is_a_template_and_a_sql_file(
@@ -101,10 +102,10 @@ def test_a_judge_of_your_own_is_a_template_and_a_sql_file(
         "FROM scored_judgements WHERE metric = 'polite' AND outcome = 'answered' GROUP BY turn_id\n"
     )
     switch_judge.answers = staticmethod(
-        lambda prompt, sample: '{"polite": %s}' % str("Sleep well" in prompt).lower()
+        lambda prompt, sample: json.dumps({"polite": "Sleep well" in prompt})
     )
-    scores = _scores(writer, house_run, {"polite": {"threshold": 0.5, "judge_model_options": JUDGE}},
-                     [tmp_path])  # fmt: skip
+    criteria = {"polite": {"threshold": 0.5, "judge_model_options": JUDGE}}
+    scores = _scores(writer, house_run, criteria, [tmp_path])
     assert scores[("all_off", 0)][:2] == (1.0, "passed")
     assert scores[("lights_on", 0)][:2] == (0.0, "failed")
 
@@ -117,6 +118,6 @@ def test_a_template_error_names_the_file_and_line(
         "-- metric: broken\n-- judge: broken.prompt\nSELECT turn_id, NULL::DOUBLE AS score, "
         "NULL::JSON AS detail FROM scored_judgements\n"
     )
-    with pytest.raises(ConfigError, match="broken.prompt: 'final_txt' is undefined"):
+    with pytest.raises(ConfigError, match=r"broken\.prompt: 'final_txt' is undefined"):
         _scores(writer, house_run, {"broken": {"threshold": 0.5, "judge_model_options": JUDGE}},
                 [tmp_path])  # fmt: skip

@@ -46,7 +46,7 @@ def test_without_credentials_they_are_not_evaluated_saying_so(
     # The eval extra cannot be installed here: pretend its facade imports.
     real = importlib.import_module
     monkeypatch.setattr(
-        other_runs.importlib, "import_module",
+        importlib, "import_module",
         lambda name: None if name.endswith("vertex_ai_eval_facade") else real(name),
     )  # fmt: skip
     for name in CREDENTIALS:
@@ -68,11 +68,11 @@ class FakeVertexEvaluator:
 
     async def evaluate_invocations(self, actual: list[Any], expected: Any = None) -> Any:
         FakeVertexEvaluator.calls += 1
+        scores = [0.5 if "light" in str(a.user_content) else 1.0 for a in actual]
         turns = [
-            PerInvocationResult(actual_invocation=a, score=0.5 if "light" in str(a.user_content) else 1.0,
-                                eval_status=EvalStatus.PASSED)
-            for a in actual
-        ]  # fmt: skip
+            PerInvocationResult(actual_invocation=a, score=s, eval_status=EvalStatus.PASSED)
+            for a, s in zip(actual, scores, strict=True)
+        ]
         return EvaluationResult(per_invocation_results=turns)
 
 
