@@ -17,6 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tracegrade.report import explain
+from tracegrade.report.judges import usage_lines
 from tracegrade.report.models import CaseReport, Criterion, RunReport, Totals
 from tracegrade.report.summary import totals
 from tracegrade.report.values import (
@@ -46,7 +47,9 @@ def _renderables(report: RunReport) -> Iterator[RenderableType]:
         yield from shown
         if shown:
             yield Text()
-    yield Text("\n".join(totals_lines(report.totals)))
+    yield Text(
+        "\n".join(totals_lines(report.totals) + usage_lines(report.judges, report.judge_errors))
+    )
     yield _verdict(report)
 
 
@@ -212,5 +215,7 @@ def _verdict(report: RunReport) -> Text:
         f"{verdicts.count('failed')} failed, {verdicts.count('error')} errored"
     )
     broken = [f"{m.metric} over budget" for m in report.metrics if m.status == "failed"]
+    if report.judge_errors:
+        broken.append(f"{plural(report.judge_errors, 'judged turn')} not evaluated (judge errors)")
     line += "".join(f"; {b}" for b in broken) + f" → exit {exit_meaning(report.exit_code)}"
     return Text(line, style=f"bold {_STYLE.get(report.verdict, '')}".strip())
