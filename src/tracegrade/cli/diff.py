@@ -22,15 +22,23 @@ def diff(
     ] = 50.0,
     cost_pct: Annotated[float, typer.Option(help="Cost increase tolerated, in percent.")] = 10.0,
     tokens_pct: Annotated[float, typer.Option(help="Token increase tolerated, in percent.")] = 10.0,
+    score_drop: Annotated[
+        float, typer.Option(help="A judged metric's case score may fall by this much unreported.")
+    ] = 0.05,
     db: DbOption = None,
     server: ServerOption = None,
 ) -> None:
-    """Per case: pass→fail, more tool calls, latency/cost/tokens up, trajectory changes."""
+    """Per case: pass→fail, more tool calls, latency/cost/tokens up, judged metrics' scores
+    down, trajectory changes."""
     from tracegrade.cli._access import open_reader
     from tracegrade.report import DiffTolerances, diff_runs, render_diff
 
     tolerances = DiffTolerances(
-        latency_pct=latency_pct, latency_ms=latency_ms, cost_pct=cost_pct, tokens_pct=tokens_pct
+        latency_pct=latency_pct,
+        latency_ms=latency_ms,
+        cost_pct=cost_pct,
+        tokens_pct=tokens_pct,
+        score_drop=score_drop,
     )
     with user_errors(), open_reader(db, server) as reader:
         result = diff_runs(reader, base, new, tolerances)
