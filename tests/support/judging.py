@@ -271,7 +271,7 @@ AGENT = "tests.support.judging"
 
 
 def scenario_invocations(
-    agent: Any, turns: tuple[str, ...], raises: bool = False
+    agent: Any, turns: tuple[str, ...], raises: bool = False, session: str = "s"
 ) -> list[Invocation]:
     """Run the turns in one session (spans go wherever the test captures them) and return
     ADK eval's invocations of the session, app details included."""
@@ -279,11 +279,14 @@ def scenario_invocations(
 
     async def go() -> list[Invocation]:
         runner = RecordingRunner(agent=agent, app_name="probe")
-        await runner.session_service.create_session(app_name="probe", user_id="u", session_id="s")
+        await runner.session_service.create_session(
+            app_name="probe", user_id="u", session_id=session
+        )
         for text in turns:
             message = types.Content(role="user", parts=[types.Part(text=text)])
             try:
-                async for _ in runner.run_async(user_id="u", session_id="s", new_message=message):
+                run = runner.run_async(user_id="u", session_id=session, new_message=message)
+                async for _ in run:
                     pass
             except Exception:
                 if not raises:
@@ -304,6 +307,7 @@ class SwitchJudge(ScriptedJudge):
     instances: ClassVar[list[ScriptedJudge]] = []
     model: str = NAME
     answer: Any = None
+    usage: dict[str, int] | None = {"input": 1000, "output": 100}
 
     def model_post_init(self, context: Any) -> None:
         self.answer = lambda prompt, sample: SwitchJudge.answers(prompt, sample)
