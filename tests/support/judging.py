@@ -20,6 +20,7 @@ from google.adk.evaluation.evaluation_generator import EvaluationGenerator
 from google.adk.evaluation.request_intercepter_plugin import _RequestIntercepterPlugin
 from google.adk.models.registry import LLMRegistry
 from google.adk.runners import InMemoryRunner
+from pydantic import Field
 
 from tracegrade.testing import ScriptedJudge, ScriptedLlm, judge_answers
 
@@ -307,7 +308,7 @@ class SwitchJudge(ScriptedJudge):
     instances: ClassVar[list[ScriptedJudge]] = []
     model: str = NAME
     answer: Any = None
-    usage: dict[str, int] | None = {"input": 1000, "output": 100}
+    usage: dict[str, int] | None = Field(default_factory=lambda: {"input": 1000, "output": 100})
 
     def model_post_init(self, context: Any) -> None:
         self.answer = lambda prompt, sample: SwitchJudge.answers(prompt, sample)

@@ -88,7 +88,7 @@ def test_a_judge_budget_stops_the_calls_and_says_what_was_left(
     assert 0 < made < 8  # eight turns; the budget stopped the calling
     assert f"judge budget $0.0120 spent: {8 - made} judge calls not made" in output
     unjudged = _ids(
-        writer, "SELECT turn_id FROM scores WHERE detail->>'reason' LIKE 'not judged:%'"
+        db_path, "SELECT turn_id FROM scores WHERE detail->>'reason' LIKE 'not judged:%'"
     )
     assert len(unjudged) == 8 - made
     _score(db_path, "--since", "1d", "--judge-budget-usd", "0.012", "--judge-concurrency", "1")
