@@ -25,8 +25,10 @@ FAILS_ON_PURPOSE = "bedside_lamp_off"
 
 
 def offline_agent_module(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
-    """The example's agent module with its scripted model, even where a Gemini key is set."""
+    """The example's agent module with its scripted model and judge, even where a Gemini key
+    is set."""
     monkeypatch.setenv("HOME_AGENT_MODEL", "scripted")
+    monkeypatch.setenv("HOME_JUDGE_MODEL", "scripted")
     monkeypatch.syspath_prepend(str(EXAMPLE.parent))
     module = importlib.import_module("home_automation.agent")
     if not isinstance(module.root_agent.model, ScriptedLlm):

@@ -18,7 +18,9 @@ _RUBRIC_LINE = re.compile(r"^\*\s+\[id: (?P<id>[^\]]+)\] (?P<text>.*)$", re.M)
 _SENTENCE = re.compile(r"<sentence>(.*?)</sentence>", re.S)
 _ITEMS = re.compile(r"<items>\s*(.*?)\s*</items>", re.S)
 
-Labels = Mapping[str, str] | Callable[[str], str]
+Label = str | tuple[str, str]
+"""A label, or (label, rationale)."""
+Labels = Mapping[str, Label] | Callable[[str], Label]
 
 
 def kind(prompt: str) -> str:
@@ -84,13 +86,15 @@ def segment(prompt: str) -> str:
 
 
 def validate(prompt: str, labels: Labels, default: str = "supported") -> str:
-    """A label for every sentence to check: `labels` by sentence, else `default`."""
+    """A label for every sentence to check: `labels` by sentence (a label, or a label and
+    its rationale), else `default`."""
     body = prompt.split("**Sentences Begin**")[-1].split("**Sentences End**")[0]
     blocks = []
     for sentence in _SENTENCE.findall(body):
-        label = labels(sentence) if callable(labels) else labels.get(sentence, default)
+        given = labels(sentence) if callable(labels) else labels.get(sentence, default)
+        label, rationale = given if isinstance(given, tuple) else (given, f"scripted: {given}")
         blocks.append(
-            f"sentence: {sentence}\nlabel: {label}\nrationale: scripted: {label}\n"
+            f"sentence: {sentence}\nlabel: {label}\nrationale: {rationale}\n"
             "supporting_excerpt: null\ncontradicting_excerpt: null"
         )
     return "\n".join(blocks)
