@@ -30,8 +30,7 @@ GEMINI_JUDGE = "gemini-2.5-flash"
 NOT_SUPPORTED = {
     "The bedside lamp is now off.": (
         "contradictory",
-        "the only call switched off device_1, the ceiling light in the Living Room; "
-        "nothing touched the bedside lamp (device_2)",
+        "the tool switched off device_1, the ceiling light; the lamp is device_2",
     ),
 }
 

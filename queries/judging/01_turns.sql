@@ -1,6 +1,6 @@
--- The turns judges read, for the turn ids in the temp table `judged_turns` (the scored
--- turns, plus the earlier turns of their conversations): what the user said, what the
--- eval set expected, and where the turn sits in its case (eval runs) or session (traffic).
+-- The turns judges read, `judged_turn_rows` (the scored turns, plus the earlier turns of
+-- their sessions, rows of the turns view): what the user said, what the eval set expected,
+-- and where the turn sits in its case (eval runs) or session (traffic).
 SELECT
     t.turn_id, t.trace_id, t.run_id, t.eval_set_id, t.case_id, t.repeat, t.turn_index,
     t.session_id, t.start_ns, t.user_text, t.final_text, t.is_error,
@@ -12,8 +12,7 @@ SELECT
     e.run_id IS NOT NULL AS has_expected,
     -- Where a sample (score --sample) would put the turn: budgets judge in this order.
     ('0x' || right(t.trace_id, 16))::UBIGINT AS sample_key
-FROM turns t
-JOIN judged_turns USING (turn_id)
+FROM judged_turn_rows t
 LEFT JOIN expected_turns e
     ON e.run_id = t.run_id AND e.eval_set_id = t.eval_set_id
    AND e.case_id = t.case_id AND e.turn_index = t.turn_index

@@ -18,6 +18,9 @@ from tests.support.adk_run import adk_settings
 from tests.support.judging import scenario_invocations
 from tests.support.scenarios import SCENARIOS
 from tracegrade.capture import BlockingSpanProcessor
+from tracegrade.scoring import Selection
+from tracegrade.scoring.engine import prepare_inputs
+from tracegrade.scoring.functions import register_functions
 from tracegrade.scoring.judging.invocations import actual_invocation
 from tracegrade.scoring.judging.metrics import ADK_JUDGED
 from tracegrade.scoring.judging.turns import load_turns
@@ -62,7 +65,9 @@ def test_prompts_from_spans_equal_prompts_from_adks_events(
         r[0]
         for r in writer.connection.execute("SELECT turn_id FROM turns ORDER BY start_ns").fetchall()
     ]
-    turns = load_turns(writer.connection, ids)
+    register_functions(writer.connection)
+    prepare_inputs(writer.connection, Selection())  # the turns to judge: all, as traffic
+    turns = load_turns(writer.connection)
     ours = [actual_invocation(turns[i]) for i in ids]
     assert len(ours) == len(theirs)
     written = 0

@@ -32,11 +32,7 @@ from tracegrade.scoring.judging.calls import (
     JudgeCallFailed,
     config_sha,
 )
-from tracegrade.scoring.judging.invocations import (
-    actual_invocation,
-    expected_invocation,
-    with_rubrics,
-)
+from tracegrade.scoring.judging.invocations import expected_invocation, with_rubrics
 from tracegrade.scoring.judging.plan import Group, MetricPlan, Results
 from tracegrade.scoring.judging.proxy import routed
 from tracegrade.scoring.judging.turns import TurnData
@@ -72,7 +68,7 @@ async def last_turn(plan: MetricPlan, group: Group, caller: JudgeCaller) -> Resu
     results = Results()
     target = group.targets[-1]
     turns = group.history(target)
-    evaluated = await _adk_driven(plan, turns, target, caller, results)
+    evaluated = await _adk_driven(plan, group, turns, target, caller, results)
     earlier = [t for t in group.targets if t is not target]
     results.skip(plan, earlier, "not_applicable", LAST_TURN_REASON)
     if evaluated is not None:
@@ -92,7 +88,7 @@ async def steps(plan: MetricPlan, group: Group, caller: JudgeCaller) -> Results:
 
 async def _steps_of(plan: MetricPlan, group: Group, turn: TurnData, caller: JudgeCaller) -> Results:
     results = Results()
-    evaluator = await _adk_driven(plan, [turn], turn, caller, results)
+    evaluator = await _adk_driven(plan, group, [turn], turn, caller, results)
     if evaluator is None:
         return results
     segment = _literal_head(evaluator.segmenter_prompt)
@@ -110,7 +106,12 @@ async def _steps_of(plan: MetricPlan, group: Group, turn: TurnData, caller: Judg
 
 
 async def _adk_driven(
-    plan: MetricPlan, turns: list[TurnData], target: TurnData, caller: JudgeCaller, results: Results
+    plan: MetricPlan,
+    group: Group,
+    turns: list[TurnData],
+    target: TurnData,
+    caller: JudgeCaller,
+    results: Results,
 ) -> Any:
     """Run the evaluator's own `evaluate_invocations` over `turns`; every call it makes is
     asked for `target`. The evaluator, or None when ADK could not evaluate the metric."""
@@ -132,7 +133,7 @@ async def _adk_driven(
             raise JudgeCallFailed(got.error)
         return got.as_response()
 
-    actual, expected = _invocations(Group(turns, turns), turns)
+    actual, expected = _invocations(group, turns)
     with routed(answer) as name:
         evaluator = plan.evaluator(name, parallelism=plan.num_samples)
         try:
@@ -147,7 +148,7 @@ async def _adk_driven(
 def _invocations(
     group: Group, turns: list[TurnData]
 ) -> tuple[list[Invocation], list[Invocation | None]]:
-    actual = [with_rubrics(actual_invocation(t), group.rubrics(t)) for t in turns]
+    actual = [with_rubrics(group.invocation(t), group.rubrics(t)) for t in turns]
     return actual, [expected_invocation(t) for t in turns]
 
 

@@ -73,7 +73,7 @@ async def vertex(plan: MetricPlan, group: Group, caller: JudgeCaller) -> Results
         results.skip(plan, group.targets, outcome, reason)
         return results
     turns = group.history(group.targets[-1])
-    actual, expected = _invocations(Group(turns, turns), turns)
+    actual, expected = _invocations(group, turns)
     inputs = json.dumps(
         [a.model_dump(mode="json", exclude_none=True) for a in actual], sort_keys=True
     )

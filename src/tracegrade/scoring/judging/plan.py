@@ -11,11 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from google.adk.evaluation.eval_case import Invocation
 from google.adk.evaluation.eval_metrics import BaseCriterion, EvalMetric
 from google.adk.evaluation.llm_as_judge_utils import build_judge_request_config
 from google.genai import types
 
 from tracegrade.scoring.judging.calls import Answer
+from tracegrade.scoring.judging.invocations import actual_invocation
 from tracegrade.scoring.judging.metrics import AdkJudged, Mode, judge_options
 from tracegrade.scoring.judging.resolve import Judge
 from tracegrade.scoring.judging.templates import PromptTemplate
@@ -69,6 +71,13 @@ class Group:
     turns: list[TurnData]
     targets: list[TurnData]
     sample_key: int = 0
+    _invocations: dict[str, Invocation] = field(default_factory=dict)
+
+    def invocation(self, turn: TurnData) -> Invocation:
+        """The turn as ADK's invocation (no rubrics), built once for every metric."""
+        if turn.turn_id not in self._invocations:
+            self._invocations[turn.turn_id] = actual_invocation(turn)
+        return self._invocations[turn.turn_id]
 
     def rubrics(self, turn: TurnData) -> list[dict[str, Any]]:
         """The eval case's rubrics, then the turn's (LocalEvalService's order)."""

@@ -63,7 +63,7 @@ def run_judges(
     """Judge every scored turn for every plan; fill `scored_judgements` and `judge_usage`."""
     scored = [r[0] for r in connection.execute("SELECT turn_id FROM scored_turns").fetchall()]
     history = connection.execute(_HISTORY).fetchall()
-    turns = load_turns(connection, [*scored, *(h for _, h in history)])
+    turns = load_turns(connection, [h for _, h in history])
     groups = _groups(turns, scored, history)
     cache = store.load_cache(connection, [p.name for p in plans])
     judge_prices = {p.judge.name: price_for(p.judge.model, prices) for p in plans if p.judge}
@@ -90,6 +90,7 @@ async def _judge_all(
     scoring_id: str,
 ) -> list[Answer]:
     answers: list[Answer] = []
+    sink = store.Sink(connection, scoring_id)
 
     async def one(plan: MetricPlan, group: Group) -> None:
         missing = next((m for m in (t.missing_content() for t in group.turns) if m), None)
@@ -99,10 +100,13 @@ async def _judge_all(
         else:
             results = await RUNS[plan.mode](plan, group, caller)
         answers.extend(results.answers)
-        # Stored as each conversation is done: an interrupted scoring keeps what it paid for.
-        store.store_answers(connection, scoring_id, results.answers)
+        # Stored as conversations are done: an interrupted scoring keeps what it paid for.
+        sink.add(results.answers)
 
-    await asyncio.gather(*(one(plan, group) for group in groups for plan in plans))
+    try:
+        await asyncio.gather(*(one(plan, group) for group in groups for plan in plans))
+    finally:
+        sink.flush()
     return answers
 
 

@@ -94,11 +94,24 @@ class TurnData:
 
 
 def load_turns(
-    connection: duckdb.DuckDBPyConnection, turn_ids: Iterable[str]
+    connection: duckdb.DuckDBPyConnection, earlier: Iterable[str] = ()
 ) -> dict[str, TurnData]:
-    """Every turn named, with its calls, keyed by turn id."""
-    connection.execute("CREATE OR REPLACE TEMP TABLE judged_turns (turn_id VARCHAR)")
-    connection.executemany("INSERT INTO judged_turns VALUES (?)", [[t] for t in set(turn_ids)])
+    """The scored turns and the `earlier` ones named, with their calls, keyed by turn id."""
+    # The scored turns are in `scored_turns` already: the turns view is slow to compute.
+    connection.execute(
+        "CREATE OR REPLACE TEMP TABLE judged_turn_rows AS "
+        "SELECT * EXCLUDE (has_expected) FROM scored_turns"
+    )
+    others = sorted(set(earlier))
+    if others:
+        connection.execute(
+            "INSERT INTO judged_turn_rows SELECT * FROM turns WHERE list_contains(?, turn_id) "
+            "AND turn_id NOT IN (SELECT turn_id FROM judged_turn_rows)",
+            [others],
+        )
+    connection.execute(
+        "CREATE OR REPLACE TEMP TABLE judged_turns AS SELECT turn_id FROM judged_turn_rows"
+    )
     models = _by_turn(_rows(connection, "model_calls"), _model_call)
     tools = _by_turn(_rows(connection, "tool_calls"), _tool_call)
     return {
