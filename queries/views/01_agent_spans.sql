@@ -38,6 +38,9 @@
 --   finish_reasons     model-call spans: JSON list, e.g. ["stop"]
 --   input_messages     model-call spans: the request's messages as JSON, when captured
 --   output_messages    model-call spans: the response's messages as JSON, when captured
+--   tool_definitions   model-call spans: the tools the model was given, a JSON list of
+--                      {name, description, parameters, type} (gen_ai.tool.definitions;
+--                      parameters are null unless content was captured)
 --   service_name       resource service.name
 --   scope_name         instrumentation scope, e.g. gcp.vertex.agent
 --   attributes         all span attributes (JSON)
@@ -183,6 +186,7 @@ SELECT
         attributes->>'gcp.vertex.agent.llm_response',
         CASE WHEN oi_kind = 'LLM' THEN attributes->>'output.value' END
     ) END AS output_messages,
+    CASE WHEN op = 'llm' THEN attributes->>'gen_ai.tool.definitions' END AS tool_definitions,
     service_name,
     scope_name,
     attributes

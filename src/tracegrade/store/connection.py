@@ -11,6 +11,7 @@ import duckdb
 from tracegrade._resources import sql_files
 from tracegrade.errors import DatabaseError, DatabaseLockedError
 from tracegrade.store.migrations import migrate, pending
+from tracegrade.store.view_functions import register_view_functions
 
 DEFAULT_DB = "tracegrade.duckdb"
 DB_ENV = "TRACEGRADE_DB"
@@ -58,6 +59,7 @@ def apply_views(connection: duckdb.DuckDBPyConnection, *, temporary: bool = Fals
             sql = sql.replace("CREATE OR REPLACE VIEW", "CREATE OR REPLACE TEMP VIEW")
             sql = sql.replace("CREATE OR REPLACE MACRO", "CREATE OR REPLACE TEMP MACRO")
         connection.execute(sql)
+    register_view_functions(connection)
 
 
 def _open(db: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
