@@ -92,7 +92,7 @@ def _check_node(node: dict[str, Any], kind: str, expression: str) -> None:
         raise _refused(expression, f"may use only {', '.join(COLUMNS)}, not {names}")
     if kind == "FUNCTION":
         name = str(node.get("function_name", "")).lower()
-        if name in _STATEFUL or not node.get("is_operator") and not _is_scalar(name):
+        if name in _STATEFUL or (not node.get("is_operator") and not _is_scalar(name)):
             raise _refused(expression, f"may not call {node['function_name']}()")
 
 

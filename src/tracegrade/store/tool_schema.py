@@ -49,9 +49,8 @@ _KINDS = {
     "Constant": "not_in_enum",
     "Pattern": "pattern_mismatch",
     "Format": "bad_format",
-    **{
-        k: "out_of_range"
-        for k in (
+    **dict.fromkeys(
+        (
             "Minimum",
             "Maximum",
             "ExclusiveMinimum",
@@ -64,8 +63,9 @@ _KINDS = {
             "MinProperties",
             "MaxProperties",
             "UniqueItems",
-        )
-    },
+        ),
+        "out_of_range",
+    ),
 }
 
 Problem = dict[str, str]
@@ -73,17 +73,27 @@ Problem = dict[str, str]
 
 def is_openapi_style(schema: Any) -> bool:
     """Whether a schema is google-genai's dialect: an upper-case type, `nullable` or a
-    snake_case keyword anywhere in it."""
-    if isinstance(schema, list):
-        return any(is_openapi_style(item) for item in schema)
+    snake_case keyword in any of its (sub)schemas."""
     if not isinstance(schema, dict):
         return False
     kind = schema.get("type")
-    if isinstance(kind, str) and kind.isupper():
+    if (isinstance(kind, str) and kind.isupper()) or "nullable" in schema:
         return True
-    if "nullable" in schema or any(k in _KEYWORDS for k in schema if k not in ("ref",)):
+    if any(k in _KEYWORDS and k != "ref" for k in schema):
         return True
-    return any(is_openapi_style(v) for k, v in schema.items() if k not in ("enum", "default"))
+    return any(is_openapi_style(sub) for sub in _subschemas(schema))
+
+
+def _subschemas(schema: dict[str, Any]) -> list[Any]:
+    found: list[Any] = []
+    for key, value in schema.items():
+        if key in _SCHEMA_MAPS and isinstance(value, dict):
+            found.extend(value.values())
+        elif key in _SCHEMA_LISTS and isinstance(value, list):
+            found.extend(value)
+        elif key in ("items", "additionalProperties", "not"):
+            found.append(value)
+    return found
 
 
 def to_json_schema(schema: Any) -> Any:
@@ -161,7 +171,9 @@ def check_call(
     if offered is None:
         return _unchecked("no tool definitions were recorded for the model call that made it")
     if not offered:
-        return _invalid([_problem("", "unknown_tool", "the model was not given a tool by this name")])
+        return _invalid(
+            [_problem("", "unknown_tool", "the model was not given a tool by this name")]
+        )
     if args_text is None:
         return _unchecked("its arguments were not captured (turn on content capture)")
     validator = _validator(schema_text)
