@@ -167,7 +167,7 @@ def test_an_eval_run_checks_against_its_recorded_tools_when_spans_lack_them(
     calls = [VALID_CALLS[0], INVALID_CALLS[0][0]]
     eval_sets = load_eval_sets([str(evalset)])
     options = RunOptions(eval_sets=[str(evalset)], agent="tools_agent")
-    plan = RunPlan("run-1", options, eval_sets, tools_agent(calls), eval_sets[0].cases, [])
+    plan = RunPlan("run-1", options, eval_sets, tools_agent(calls), list(eval_sets[0].cases), [])
     execute(plan)
     assert captured.force_flush()
     # As spans from an instrumentation that records no definitions (google-genai's own

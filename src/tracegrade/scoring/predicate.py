@@ -87,7 +87,7 @@ def _walk(node: Any, expression: str) -> None:
 def _check_node(node: dict[str, Any], kind: str, expression: str) -> None:
     if kind not in _ALLOWED:
         raise _refused(expression, f"may not hold a {kind.lower().replace('_', ' ')}")
-    if kind == "COLUMN_REF" and node.get("column_names") not in ([c] for c in COLUMNS):
+    if kind == "COLUMN_REF" and node.get("column_names") not in [[c] for c in COLUMNS]:
         names = ".".join(node.get("column_names", []))
         raise _refused(expression, f"may use only {', '.join(COLUMNS)}, not {names}")
     if kind == "FUNCTION":
