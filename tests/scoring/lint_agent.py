@@ -1,4 +1,4 @@
-"""An agent whose tool definitions break the lint-tools rules, for tests/scoring/test_tool_lint.py."""
+"""An agent whose tool definitions break lint-tools rules (tests/scoring/test_tool_lint.py)."""
 
 from __future__ import annotations
 

@@ -21,7 +21,7 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "home_automation"
 
 def _findings(output: str) -> set[tuple[str, ...]]:
     """(severity, tool, parameter, rule) of each finding line."""
-    found = set()
+    found: set[tuple[str, ...]] = set()
     for line in output.splitlines():
         severity, _agent, tool, parameter, rule = line.split()[:5]
         found.add((severity, tool, parameter, rule.rstrip(":")))

@@ -108,7 +108,7 @@ def _convert(node: Any) -> Any:
     for key, value in node.items():
         if key in _ANNOTATIONS_ONLY or key == "nullable":
             continue
-        name: str = _KEYWORDS[key] if key in _KEYWORDS else key
+        name: str = _KEYWORDS.get(key) or key
         if key in _SCHEMA_MAPS:
             out[name] = {k: _convert(v) for k, v in value.items()}
         elif key in _SCHEMA_LISTS:
