@@ -49,12 +49,98 @@ _VERB_WORDS = (
     "reserve buy sell track analyze explain answer ask compare filter sort format parse "
     "extract resolve assign approve reject submit sync reset enable disable dim lock unlock "
     "apply estimate predict plan rank recommend register verify confirm retrieve browse "
-    "navigate execute invoke make build deploy test lint clear copy rename merge split draft "
-    "edit review publish share subscribe unsubscribe mark flag archive restore escalate route "
-    "exit handle process import export name error warning description error _ _ _ _ name "
-    "error error warning _ warning description error warning parameters properties required "
+    "navigate execute invoke make build deploy test lint clear copy rename merge split "
+    "draft edit review publish share subscribe unsubscribe mark flag archive restore "
+    "escalate route exit handle process import export "
 )
 VERBS = frozenset(_VERB_WORDS.split())
+
+
+@dataclass(frozen=True)
+class Finding:
+    severity: str  # error | warning
+    agent: str
+    tool: str
+    parameter: str | None
+    rule: str
+    message: str
+
+    def line(self) -> str:
+        where = f"{self.agent} {self.tool} {self.parameter or '-'}"
+        return f"{self.severity:<7} {where}  {self.rule}: {self.message}"
+
+
+Definitions = Mapping[str, Sequence[Mapping[str, Any]]]
+"""Per agent name, its tools' definitions: {name, description, parameters}."""
+
+
+def lint(definitions: Definitions) -> list[Finding]:
+    """Every finding, agent by agent, tool by tool."""
+    found: list[Finding] = []
+    for agent, tools in definitions.items():
+        found.extend(_agent_findings(agent, tools))
+        for tool in tools:
+            found.extend(_tool_findings(agent, tool))
+    return found
+
+
+def _agent_findings(agent: str, tools: Sequence[Mapping[str, Any]]) -> Iterator[Finding]:
+    names = [str(t.get("name") or "") for t in tools]
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            if a == b:
+                yield Finding("error", agent, a, None, "name-duplicate", "two tools share it")
+            elif _confusable(a, b):
+                yield Finding("warning", agent, a, None, "name-confusable", f"too like {b}")
+    seen: dict[str, str] = {}
+    for name, tool in zip(names, tools, strict=True):
+        text = (tool.get("description") or "").strip()
+        if text and text in seen:
+            message = f"the same as {seen[text]}'s"
+            yield Finding("error", agent, name, None, "description-duplicate", message)
+        seen.setdefault(text, name)
+
+
+def _confusable(a: str, b: str) -> bool:
+    """Equal but for case and _, or one slip apart with the same verb (get_x / set_x are
+    a pair, not a slip)."""
+    if a.lower().replace("_", "") == b.lower().replace("_", ""):
+        return True
+    same_verb = a.split("_")[0] == b.split("_")[0]
+    return same_verb and min(len(a), len(b)) > 4 and SequenceMatcher(None, a, b).ratio() > 0.9
+
+
+def _tool_findings(agent: str, tool: Mapping[str, Any]) -> Iterator[Finding]:
+    name = str(tool.get("name") or "")
+
+    def finding(severity: str, rule: str, message: str, parameter: str | None = None) -> Finding:
+        return Finding(severity, agent, name, parameter, rule, message)
+
+    if not _SNAKE.match(name):
+        yield finding("error", "name-format", "use snake_case: a-z, 0-9 and _")
+    if len(name) > 64:
+        yield finding("error", "name-too-long", f"{len(name)} characters; models take 64 at most")
+    elif len(name) > 32:
+        yield finding("warning", "name-long", f"{len(name)} characters; keep it under 32")
+    if name.split("_")[0].lower() not in VERBS:
+        yield finding("warning", "name-verb-first", "start with a verb: get_, set_, list_...")
+    description = (tool.get("description") or "").strip()
+    if not description:
+        yield finding("error", "description-missing", "say what the tool does and when to use it")
+    elif len(description.split()) < 4:
+        yield finding("warning", "description-short", f"{description!r} says too little")
+    parameters = tool.get("parameters")
+    if isinstance(parameters, Mapping):
+        schema = to_json_schema(parameters)
+        for parameter, rule, severity, message in _schema_findings(schema, "", description):
+            yield finding(severity, rule, message, parameter)
+
+
+def _schema_findings(
+    schema: Mapping[str, Any], path: str, tool_description: str
+) -> Iterator[tuple[str, ...]]:
+    properties = schema.get("properties") or {}
+    required = list(schema.get("required") or [])
     for extra in sorted(set(required) - set(properties)):
         yield _join(path, extra), "required-unknown", "error", "required but not declared"
     for twice in sorted({r for r in required if required.count(r) > 1}):
