@@ -9,7 +9,8 @@ class ExitCode(IntEnum):
     OK = 0
     """Everything passed (or the command did what it was asked)."""
     GATE_FAILED = 1
-    """The quality gate failed: a case scored below its threshold, or `diff` found a regression."""
+    """The quality gate failed: a case scored below its threshold, `diff` found a regression,
+    or `lint-tools` found an error-level problem."""
     USAGE_ERROR = 2
     """Bad options or bad input: a malformed eval set, a missing file, a locked database."""
     ERRORS_OVER_LIMIT = 3
