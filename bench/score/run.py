@@ -257,8 +257,8 @@ def validity(n: int, rounds: int) -> None:
     with_rate, without = (statistics.median(times[m]) for m in ("", "no-validity"))
     print(
         f"  default metrics: {without:.0f} turns/s without it, {with_rate:.0f} with it "
-        f"({with_rate / without:.3f}×; medians of {rounds}: without {_rates(times['no-validity'])}, "
-        f"with {_rates(times[''])}) · load {_load()}",
+        f"({with_rate / without:.3f}×; medians of {rounds}: "
+        f"without {_rates(times['no-validity'])}, with {_rates(times[''])}) · load {_load()}",
         flush=True,
     )
 
