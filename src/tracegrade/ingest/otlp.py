@@ -3,6 +3,11 @@
 Protobuf is decoded directly; OTLP/JSON is first parsed into the same protobuf message
 (see `otlp_json`), so a span gives the same row whichever encoding carried it, and the
 same row the in-process exporter writes.
+
+A span is stored as it was sent, or refused with the reason (counted in `Decoded`, which
+receivers answer as OTLP partial success): ids of the wrong size, a kind or status code
+OTLP does not define, a time past what a signed 64-bit column holds. The other spans of
+the request are stored either way.
 """
 
 from __future__ import annotations
@@ -24,11 +29,17 @@ from tracegrade.store.rows import (
     SpanRow,
     event_dict,
     link_dict,
+    time_problem,
     to_json,
 )
 
 _KINDS = {0: "UNSPECIFIED", 1: "INTERNAL", 2: "SERVER", 3: "CLIENT", 4: "PRODUCER", 5: "CONSUMER"}
 _STATUS = {0: "UNSET", 1: "OK", 2: "ERROR"}
+
+# A span the JSON reader already refused travels to `decode_request` as a stand-in with
+# no ids, its name this prefix and the reason. No ids means it is refused whatever a
+# sender puts in its name, so the prefix can only ever change a refusal's wording.
+REFUSED_PREFIX = "\x00tracegrade refused\x00"
 
 
 @dataclass
@@ -65,7 +76,12 @@ def decode_protobuf(body: bytes, source: str) -> Decoded:
 def decode_request(request: ExportTraceServiceRequest, source: str) -> Decoded:
     decoded = Decoded()
     for resource_spans in request.resource_spans:
-        _decode_resource(resource_spans, source, decoded)
+        try:
+            _decode_resource(resource_spans, source, decoded)
+        except RecursionError:  # in the resource's attributes, read before any span
+            for scope_spans in resource_spans.scope_spans:
+                for _ in scope_spans.spans:
+                    decoded.reject("resource attribute values are nested too deeply")
     return decoded
 
 
@@ -81,18 +97,28 @@ def _decode_resource(resource_spans: ResourceSpans, source: str, decoded: Decode
             problem = _invalid(span)
             if problem:
                 decoded.reject(problem)
-            else:
+                continue
+            try:
                 decoded.rows.append(_row(span, *context))
+            except RecursionError:
+                decoded.reject(f"span {span.name!r}: attribute values are nested too deeply")
 
 
 def _invalid(span: Span) -> str | None:
     if len(span.trace_id) != 16 or not any(span.trace_id):
+        if span.name.startswith(REFUSED_PREFIX):
+            return span.name[len(REFUSED_PREFIX) :]
         return f"span {span.name!r}: trace_id must be 16 bytes, not all zero"
     if len(span.span_id) != 8 or not any(span.span_id):
         return f"span {span.name!r}: span_id must be 8 bytes, not all zero"
     if span.parent_span_id and len(span.parent_span_id) != 8:
         return f"span {span.name!r}: parent_span_id must be 8 bytes"
-    return None
+    if span.kind not in _KINDS:
+        return f"span {span.name!r}: kind {span.kind} is not an OTLP SpanKind (0 to 5)"
+    if span.status.code not in _STATUS:
+        return f"span {span.name!r}: status code {span.status.code} is not an OTLP one (0 to 2)"
+    problem = time_problem(span.start_time_unix_nano, span.end_time_unix_nano)
+    return f"span {span.name!r}: {problem}" if problem else None
 
 
 def _row(
@@ -112,10 +138,10 @@ def _row(
         span.span_id.hex(),
         parent.hex() if parent else None,
         span.name,
-        _KINDS.get(span.kind, "UNSPECIFIED"),
+        _KINDS[span.kind],
         start,
         span.end_time_unix_nano or start,
-        _STATUS.get(status.code, "UNSET"),
+        _STATUS[status.code],
         status.message or None,
         service_name,
         scope_name,
