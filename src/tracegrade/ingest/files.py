@@ -47,14 +47,21 @@ class FileReport:
     stored: int = 0
     duplicates: int = 0
     rejected_spans: int = 0
+    """Spans refused inside records that were read."""
+    bad: int = 0
+    """Records that could not be read, decoded or stored."""
     bad_records: list[str] = field(default_factory=list)
-    """`file:line: reason` for each bad record (and refused span), the first MAX_REPORTED."""
+    """`file:line: reason` for each bad record and refused span, the first MAX_REPORTED."""
     unlisted: int = 0
     """Problems past MAX_REPORTED, counted only."""
 
     @property
     def ok(self) -> bool:
-        return not self.bad_records and not self.rejected_spans
+        return not self.bad and not self.rejected_spans
+
+    def bad_record(self, where: str, reason: str) -> None:
+        self.bad += 1
+        self.problem(where, reason)
 
     def problem(self, where: str, reason: str) -> None:
         if len(self.bad_records) < MAX_REPORTED:
@@ -76,7 +83,7 @@ def ingest_file(path: Path, writer: SpanWriter, limits: Limits | None = None) ->
     for where, record in read_records(path, limits):
         decoded = _decode_record(record, limits) if isinstance(record, bytes) else record
         if isinstance(decoded, str):
-            report.problem(where, decoded)
+            report.bad_record(where, decoded)
             continue
         report.records += 1
         report.rejected_spans += decoded.rejected
@@ -131,7 +138,7 @@ class _Batch:
                 try:
                     self._store(rows)
                 except _DATA_ERRORS as exc:
-                    self._report.problem(where, f"could not be stored: {exc}")
+                    self._report.bad_record(where, f"could not be stored: {exc}")
 
     def _store(self, rows: list[SpanRow]) -> None:
         try:

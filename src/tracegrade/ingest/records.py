@@ -28,7 +28,7 @@ def read_records(path: Path, limits: Limits) -> Iterator[Record]:
     with Source(path, limits) as source:
         try:
             head = source.peek(5)
-            if _looks_length_prefixed(head, limits):
+            if _looks_length_prefixed(head, source.most_bytes):
                 yield from _length_prefixed(source, limits)
             else:
                 yield from _json(path, source, limits)
@@ -36,10 +36,11 @@ def read_records(path: Path, limits: Limits) -> Iterator[Record]:
             yield f"byte {source.position}", str(exc)
 
 
-def _looks_length_prefixed(head: bytes, limits: Limits) -> bool:
+def _looks_length_prefixed(head: bytes, most_bytes: int) -> bool:
+    """Text never starts with a size that fits the file (a protobuf record's starts with 0)."""
     if len(head) < 5 or head[:1] in _JSON_START:
         return False
-    return 0 < int.from_bytes(head[:4], "big") <= limits.max_record_bytes
+    return 0 < int.from_bytes(head[:4], "big") <= most_bytes - 4
 
 
 def _length_prefixed(source: Source, limits: Limits) -> Iterator[Record]:

@@ -62,6 +62,8 @@ class Source:
             )
         if self._stream is not self._file:
             self._limit = limits.inflated_limit(size)
+        self.most_bytes = size if self._limit is None else self._limit
+        """The most this source can give: the file's size, or its inflation limit."""
         self._offset = 0  # bytes taken from the stream, after decompression
         self._ahead = b""  # taken by peek() and not yet read
 
@@ -112,14 +114,19 @@ class Source:
         return b"".join(parts)
 
     def _read_some(self, size: int) -> bytes:
+        """Bytes up to the inflation limit are all given; the next read past it raises."""
+        if self._limit is not None:
+            if self._offset > self._limit:
+                raise IngestError(
+                    f"inflates to more than {self._limit} bytes ({self._limit // MIB} MiB, "
+                    "--max-inflation times the compressed size): stopped there"
+                )
+            size = min(size, self._limit + 1 - self._offset)
         try:
             data = self._stream.read(size)
         except (OSError, EOFError, zlib.error, zstandard.ZstdError) as exc:
             raise IngestError(f"corrupt compressed data: {exc}") from None
         self._offset += len(data)
         if self._limit is not None and self._offset > self._limit:
-            raise IngestError(
-                f"inflates to more than {self._limit} bytes ({self._limit // MIB} MiB, "
-                f"--max-inflation times the compressed size): stopped there"
-            )
+            return data[:-1] or self._read_some(1)  # the byte past the limit is not given
         return data
