@@ -51,9 +51,9 @@ def test_a_gzip_bomb_of_newlines_streams_in_bounded_memory(tmp_path: Path) -> No
     # billion strings (10.4 GB). 128 copies of one member: making it costs 70 ms.
     bomb = tmp_path / "bomb.jsonl.gz"
     bomb.write_bytes(gzip.compress(b"\n" * (8 * MIB), 9) * 128)
+    db = tmp_path / "t.duckdb"
     done = subprocess.run(
-        [sys.executable, "-c", _MEASURED_CLI, "ingest", "--db", str(tmp_path / "t.duckdb")]
-        + [str(bomb)],
+        [sys.executable, "-c", _MEASURED_CLI, "ingest", "--db", str(db), str(bomb)],
         capture_output=True,
         text=True,
         timeout=300,
