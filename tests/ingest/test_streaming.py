@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -128,7 +129,7 @@ class _CountingWriter(SpanWriter):
         super().__init__(writer.connection)
         self.writes = 0
 
-    def write(self, rows: list[SpanRow]) -> WriteResult:  # type: ignore[override]
+    def write(self, rows: Sequence[SpanRow]) -> WriteResult:
         self.writes += 1
         return super().write(rows)
 
