@@ -261,7 +261,8 @@ def test_a_damaged_serve_sidecar_is_one_line(
         [sys.executable, "-c", _HOLDER, str(db)], stdout=subprocess.PIPE, text=True
     ) as holder:
         try:
-            assert holder.stdout is not None and holder.stdout.readline() == "holding\n"
+            assert holder.stdout is not None
+            assert holder.stdout.readline() == "holding\n"
             line = _one_clear_line(run(*commands(db)[command], cwd=tmp_path))
         finally:
             holder.kill()
