@@ -11,6 +11,7 @@ import json
 import math
 import random
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -187,15 +188,26 @@ def test_nan_and_infinities_are_stored_as_otlp_json_spells_them(
     }
 
 
-def _json_with_bad_value(value: Any) -> tuple[bytes, str]:
+def _json_with_bad_span(change: Callable[[dict[str, Any]], None]) -> tuple[bytes, str]:
+    """A good span and a span 'bad' changed by `change`, as one OTLP/JSON request."""
     trace_id, request = _pair()
     document = json.loads(otlp_json(request))
-    bad = document["resourceSpans"][0]["scopeSpans"][0]["spans"][1]
-    bad["attributes"] = [{"key": "k", "value": value}]
+    change(document["resourceSpans"][0]["scopeSpans"][0]["spans"][1])
     return trace_id, json.dumps(document)
 
 
-@pytest.mark.parametrize("how", ["http_json", "ingest"])
+def _refused_whole_on_both_paths(server: Server, tmp_path: Path, trace_id: bytes, text: str) -> str:
+    """A request that does not decode: 400 with the reason, and the same reason from ingest."""
+    reply = server.post("/v1/traces", text.encode(), JSON)
+    assert reply.status == 400
+    assert _stored(server, trace_id) == {}
+    sent = ingest(tmp_path, trace_id, text)
+    assert sent.stored == {}
+    message: str = reply.json()["message"]
+    assert sent.message.endswith(f":line 1: {message}")
+    return message
+
+
 @pytest.mark.parametrize(
     ("value", "reason"),
     [
@@ -205,29 +217,30 @@ def _json_with_bad_value(value: Any) -> tuple[bytes, str]:
         pytest.param({"arrayValue": {"values": ["x"]}}, 'not "x"', id="bare-string-in-array"),
     ],
 )
-def test_json_values_the_parser_would_change_refuse_that_span(
-    server: Server, tmp_path: Path, how: str, value: Any, reason: str
+def test_json_values_the_parser_would_change_are_refused_with_the_reason(
+    server: Server, tmp_path: Path, value: Any, reason: str
 ) -> None:
-    """Main stored a bare string as null and "!!!!" as the empty bytes "" (base64 of none)."""
-    trace_id, text = _json_with_bad_value(value)
-    sent = (
-        http_json(server, trace_id, text)
-        if how == "http_json"
-        else ingest(tmp_path, trace_id, text)
-    )
-    assert (sent.rejected, list(sent.stored)) == (1, ["good"])
-    assert "span 'bad': attribute 'k': " in sent.message
-    assert reason in sent.message
+    """Protobuf's parser, told to ignore unknown fields as OTLP requires, reads a bare string
+    as an empty value; it decodes "!!!!" to no bytes. Main stored null and ""."""
+
+    def bad_value(span: dict[str, Any]) -> None:
+        span["attributes"] = [{"key": "k", "value": value}]
+
+    trace_id, text = _json_with_bad_span(bad_value)
+    message = _refused_whole_on_both_paths(server, tmp_path, trace_id, text)
+    assert "span 'bad': attribute 'k': " in message
+    assert reason in message
 
 
-def test_an_unknown_kind_name_refuses_that_span(server: Server, tmp_path: Path) -> None:
+def test_an_unknown_kind_name_is_refused_with_the_reason(server: Server, tmp_path: Path) -> None:
     """Told to ignore unknown fields, protobuf's parser read an unknown name as UNSPECIFIED."""
-    trace_id, request = _pair()
-    document = json.loads(otlp_json(request))
-    document["resourceSpans"][0]["scopeSpans"][0]["spans"][1]["kind"] = "SPAN_KIND_SIDEWAYS"
-    sent = http_json(server, trace_id, json.dumps(document))
-    assert (sent.rejected, list(sent.stored)) == (1, ["good"])
-    assert "kind 'SPAN_KIND_SIDEWAYS' is not an OTLP SpanKind" in sent.message
+
+    def sideways(span: dict[str, Any]) -> None:
+        span["kind"] = "SPAN_KIND_SIDEWAYS"
+
+    trace_id, text = _json_with_bad_span(sideways)
+    message = _refused_whole_on_both_paths(server, tmp_path, trace_id, text)
+    assert "span 'bad': kind 'SPAN_KIND_SIDEWAYS' is not an OTLP SpanKind" in message
 
 
 @pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity"])
@@ -238,13 +251,8 @@ def test_a_nan_literal_is_not_json_on_either_path(
     trace_id, request = _pair()
     text = otlp_json(request).replace('"name": "bad"', f'"name": "bad", "kind": {literal}')
     assert literal in text
-    reply = server.post("/v1/traces", text.encode(), JSON)
-    assert reply.status == 400
-    assert f"{literal} is not JSON" in reply.json()["message"]
-    assert _stored(server, trace_id) == {}
-    sent = ingest(tmp_path, trace_id, text)
-    assert sent.stored == {}
-    assert f"line 1: not JSON: {literal} is not JSON" in sent.message
+    message = _refused_whole_on_both_paths(server, tmp_path, trace_id, text)
+    assert message.startswith(f"not JSON: {literal} is not JSON")
 
 
 def test_invalid_utf8_is_refused_by_ingest_as_serve_refuses_it(

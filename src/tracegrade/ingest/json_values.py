@@ -15,6 +15,12 @@ from typing import Any
 
 # Protobuf's JSON mapping takes standard or URL-safe base64, padded or not.
 _BASE64 = re.compile(r"[A-Za-z0-9+/_-]*={0,2}")
+# Values the parser reads faithfully: most attributes, checked with one set comparison.
+_SCALARS = frozenset(
+    f"{kind}{suffix}"
+    for kind in ("string", "int", "double", "bool")
+    for suffix in ("Value", "_value")
+)
 
 
 def attributes_problem(attributes: Any, what: str = "attribute") -> str | None:
@@ -32,6 +38,8 @@ def attributes_problem(attributes: Any, what: str = "attribute") -> str | None:
 def value_problem(value: Any) -> str | None:
     if value is None:
         return None  # an empty value, which OTLP allows
+    if isinstance(value, dict) and value.keys() <= _SCALARS:
+        return None
     if not isinstance(value, dict):
         shown = json.dumps(value)[:40]
         return f'an AnyValue is an object such as {{"stringValue": "..."}}, not {shown}'

@@ -4,10 +4,10 @@ Protobuf is decoded directly; OTLP/JSON is first parsed into the same protobuf m
 (see `otlp_json`), so a span gives the same row whichever encoding carried it, and the
 same row the in-process exporter writes.
 
-A span is stored as it was sent, or refused with the reason (counted in `Decoded`, which
-receivers answer as OTLP partial success): ids of the wrong size, a kind or status code
-OTLP does not define, a time past what a signed 64-bit column holds. The other spans of
-the request are stored either way.
+A request that decodes has each span stored as it was sent, or refused with the reason
+(counted in `Decoded`, which receivers answer as OTLP partial success): ids of the wrong
+size, a kind or status code OTLP does not define, a time past what a signed 64-bit
+column holds. The other spans of the request are stored either way.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from tracegrade.errors import IngestError
 from tracegrade.store.rows import (
     EMPTY_LIST,
     EMPTY_OBJECT,
+    INT64_MAX,
     SpanRow,
     event_dict,
     link_dict,
@@ -35,11 +36,6 @@ from tracegrade.store.rows import (
 
 _KINDS = {0: "UNSPECIFIED", 1: "INTERNAL", 2: "SERVER", 3: "CLIENT", 4: "PRODUCER", 5: "CONSUMER"}
 _STATUS = {0: "UNSET", 1: "OK", 2: "ERROR"}
-
-# A span the JSON reader already refused travels to `decode_request` as a stand-in with
-# no ids, its name this prefix and the reason. No ids means it is refused whatever a
-# sender puts in its name, so the prefix can only ever change a refusal's wording.
-REFUSED_PREFIX = "\x00tracegrade refused\x00"
 
 
 @dataclass
@@ -106,8 +102,6 @@ def _decode_resource(resource_spans: ResourceSpans, source: str, decoded: Decode
 
 def _invalid(span: Span) -> str | None:
     if len(span.trace_id) != 16 or not any(span.trace_id):
-        if span.name.startswith(REFUSED_PREFIX):
-            return span.name[len(REFUSED_PREFIX) :]
         return f"span {span.name!r}: trace_id must be 16 bytes, not all zero"
     if len(span.span_id) != 8 or not any(span.span_id):
         return f"span {span.name!r}: span_id must be 8 bytes, not all zero"
@@ -117,8 +111,10 @@ def _invalid(span: Span) -> str | None:
         return f"span {span.name!r}: kind {span.kind} is not an OTLP SpanKind (0 to 5)"
     if span.status.code not in _STATUS:
         return f"span {span.name!r}: status code {span.status.code} is not an OTLP one (0 to 2)"
-    problem = time_problem(span.start_time_unix_nano, span.end_time_unix_nano)
-    return f"span {span.name!r}: {problem}" if problem else None
+    if span.start_time_unix_nano > INT64_MAX or span.end_time_unix_nano > INT64_MAX:
+        problem = time_problem(span.start_time_unix_nano, span.end_time_unix_nano)
+        return f"span {span.name!r}: {problem}"
+    return None
 
 
 def _row(
