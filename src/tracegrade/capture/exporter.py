@@ -19,13 +19,13 @@ import logging
 import os
 import threading
 import time
-import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
+from tracegrade._fork import in_child_after_fork
 from tracegrade.capture.convert import RowBuilder
 from tracegrade.store.rows import SpanRow
 from tracegrade.store.writer import SpanWriter
@@ -68,8 +68,7 @@ class DuckDBSpanExporter(SpanExporter):
         self._pending_since = 0.0
         self._stats = ExportStats()
         self._shut_down = False
-        child_hook = weakref.WeakMethod(self._reset_in_child)
-        os.register_at_fork(after_in_child=lambda: (hook := child_hook()) and hook())
+        in_child_after_fork(self._reset_in_child)
 
     @property
     def writer(self) -> SpanWriter:

@@ -15,15 +15,15 @@ them; DuckDB refuses them (see `DuckDBSpanExporter`).
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
-import weakref
 from collections import deque
 
 from opentelemetry.context import Context
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
+
+from tracegrade._fork import in_child_after_fork
 
 logger = logging.getLogger("tracegrade.capture")
 
@@ -45,8 +45,7 @@ class BlockingSpanProcessor(SpanProcessor):
         self._max_wait = max_wait_s
         self._stopping = False
         self._start()
-        child_hook = weakref.WeakMethod(self._restart_in_child)
-        os.register_at_fork(after_in_child=lambda: (hook := child_hook()) and hook())
+        in_child_after_fork(self._restart_in_child)
 
     def _start(self) -> None:
         self._queue: deque[ReadableSpan] = deque()

@@ -17,13 +17,13 @@ from __future__ import annotations
 import ctypes
 import os
 import threading
-import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import duckdb
 import numpy as np
 
+from tracegrade._fork import in_child_after_fork
 from tracegrade.errors import DatabaseError
 from tracegrade.store.connection import connect
 from tracegrade.store.rows import INTEGER_COLUMNS, SPAN_COLUMNS, SpanRow
@@ -50,8 +50,7 @@ class SpanWriter:
         self._lock = threading.Lock()
         self._closed = False
         self._pid = os.getpid()
-        child_hook = weakref.WeakMethod(self._pin_in_child)
-        os.register_at_fork(after_in_child=lambda: (hook := child_hook()) and hook())
+        in_child_after_fork(self._pin_in_child)
 
     @classmethod
     def open(cls, path: str | os.PathLike[str] | None = None) -> SpanWriter:
