@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fork_helpers import FORK_HELPERS, run_script
+from tests.support.fork import FORK_HELPERS, run_script
 
 # The parent holds the database; a child ends more spans than the queue holds, flushes and
 # exits the normal way (sys.exit: objects are finalised, as in a gunicorn worker).

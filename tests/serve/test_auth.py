@@ -11,8 +11,8 @@ from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExport
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2_grpc import TraceServiceStub
 from opentelemetry.sdk.trace.export import SpanExportResult
 
-from otlp_helpers import otlp_request
-from span_factory import adk_like_spans
+from tests.support.otlp import otlp_request
+from tests.support.span_factory import adk_like_spans
 
 from .helpers import JSON, PROTOBUF, Server, protobuf, request, start_server
 

@@ -18,8 +18,8 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2_grpc import TraceServiceStub
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 
-from otlp_helpers import otlp_json, otlp_request
-from span_factory import adk_like_spans
+from tests.support.otlp import otlp_json, otlp_request
+from tests.support.span_factory import adk_like_spans
 
 from .helpers import JSON, PROTOBUF, Server, protobuf, start_server
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fork_helpers import FORK_HELPERS, run_script
+from tests.support.fork import FORK_HELPERS, run_script
 
 from .helpers import Server
 

@@ -12,8 +12,8 @@ import grpc
 import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2_grpc import TraceServiceStub
 
-from otlp_helpers import otlp_request
-from span_factory import adk_like_spans
+from tests.support.otlp import otlp_request
+from tests.support.span_factory import adk_like_spans
 
 from .helpers import PROTOBUF, Server, ids_of, protobuf, start_server
 

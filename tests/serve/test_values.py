@@ -25,7 +25,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2_grpc import TraceServiceStub
 from opentelemetry.proto.trace.v1.trace_pb2 import Span
 
-from otlp_helpers import otlp_json
+from tests.support.otlp import otlp_json
 from tracegrade.exit_codes import ExitCode
 
 from .helpers import JSON, PROTOBUF, TRACEGRADE, Server

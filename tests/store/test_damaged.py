@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from span_factory import adk_like_spans
+from tests.support.span_factory import adk_like_spans
 from tracegrade.capture.convert import RowBuilder
 from tracegrade.exit_codes import ExitCode
 from tracegrade.store import SpanWriter
@@ -32,7 +32,7 @@ BLOCK = 262_144
 _LOGGED_WRITER = """
 import os, sys
 sys.path.insert(0, sys.argv[2])
-from span_factory import adk_like_spans
+from tests.support.span_factory import adk_like_spans
 from tracegrade.capture.convert import RowBuilder
 from tracegrade.store import SpanWriter
 writer = SpanWriter.open(sys.argv[1])
@@ -83,10 +83,8 @@ def stored(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _logged_db(path: Path) -> Path:
-    tests = str(Path(__file__).parents[1])
-    subprocess.run(
-        [sys.executable, "-c", _LOGGED_WRITER, str(path), tests], check=True, timeout=120
-    )
+    root = str(Path(__file__).parents[2])
+    subprocess.run([sys.executable, "-c", _LOGGED_WRITER, str(path), root], check=True, timeout=120)
     assert path.with_name(path.name + ".wal").stat().st_size > 100_000
     return path
 
