@@ -59,6 +59,7 @@ def connect(
         else:
             migrate(connection)
         apply_views(connection, temporary=read_only)
+        register_view_functions(connection)
     except duckdb.Error as exc:
         connection.close()
         raise damage.explain(exc, db) from None
@@ -78,7 +79,6 @@ def apply_views(connection: duckdb.DuckDBPyConnection, *, temporary: bool = Fals
             sql = sql.replace("CREATE OR REPLACE VIEW", "CREATE OR REPLACE TEMP VIEW")
             sql = sql.replace("CREATE OR REPLACE MACRO", "CREATE OR REPLACE TEMP MACRO")
         connection.execute(sql)
-    register_view_functions(connection)
 
 
 def _open(db: Path, read_only: bool) -> duckdb.DuckDBPyConnection:

@@ -16,19 +16,25 @@ from typing import Any
 
 import duckdb
 from duckdb.func import SPECIAL
-from duckdb.sqltypes import BOOLEAN, VARCHAR
-
-from tracegrade.store.tool_schema import check_call
+from duckdb.sqltypes import BOOLEAN, VARCHAR, DuckDBPyType
 
 CHECK_FUNCTION = "tg_json_schema_check"
 
-PROBLEM_TYPE = duckdb.struct_type({"argument": VARCHAR, "kind": VARCHAR, "message": VARCHAR})
-CHECK_TYPE = duckdb.struct_type({"valid": BOOLEAN, "errors": duckdb.list_type(PROBLEM_TYPE)})
-"""What the check returns: `valid` (NULL when it cannot tell) and one row per problem."""
+
+def check_type(connection: duckdb.DuckDBPyConnection) -> DuckDBPyType:
+    """What the check returns: `valid` (NULL when it cannot tell) and one row per problem.
+    Made by the connection: `duckdb.struct_type` opens DuckDB's default connection, and
+    one opened in a process that forks crashed the child at exit (SIGSEGV,
+    tests/capture/test_fork.py)."""
+    fields = {"argument": VARCHAR, "kind": VARCHAR, "message": VARCHAR}
+    problem = connection.struct_type(fields)
+    return connection.struct_type({"valid": BOOLEAN, "errors": connection.list_type(problem)})
 
 
 def register_view_functions(connection: duckdb.DuckDBPyConnection) -> None:
     """Register the check (once per database) and use it for `tg_tool_call_check` here."""
+    from tracegrade.store.tool_schema import check_call  # jsonschema-rs: not for capture alone
+
     registered = connection.execute(
         "SELECT 1 FROM duckdb_functions() WHERE function_name = ?", [CHECK_FUNCTION]
     ).fetchall()
@@ -37,7 +43,7 @@ def register_view_functions(connection: duckdb.DuckDBPyConnection) -> None:
             CHECK_FUNCTION,
             check_call,
             list[Any]([BOOLEAN, VARCHAR, VARCHAR]),
-            CHECK_TYPE,
+            check_type(connection),
             null_handling=SPECIAL,
             side_effects=False,
         )
