@@ -26,7 +26,7 @@ _RUBRIC = re.compile(r"^\*\s+\[id: (?P<id>[^\]]+)\] (?P<text>.*)$", re.M)
 def answer(prompt: str) -> str:
     if '"is_the_agent_response_valid"' in prompt:
         return json.dumps({"reasoning": "bench", "is_the_agent_response_valid": "valid"})
-    tail = prompt[prompt.rfind("<properties>"):]
+    tail = prompt[prompt.rfind("<properties>") :]
     return "\n\n".join(
         f"ID: {m['id']}\nProperty: {m['text']}\nRationale: bench\nVerdict: yes"
         for m in _RUBRIC.finditer(tail)
@@ -63,10 +63,18 @@ LLMRegistry.register(BenchJudge)
 
 CRITERIA = {
     "final_response_match_v2": {
-        "threshold": 0.5, "judge_model_options": {"judge_model": NAME, "num_samples": 5}},
+        "threshold": 0.5,
+        "judge_model_options": {"judge_model": NAME, "num_samples": 5},
+    },
     "rubric_based_final_response_quality_v1": {
-        "threshold": 0.5, "judge_model_options": {"judge_model": NAME, "num_samples": 5},
-        "rubrics": [{"rubric_id": "concise",
-                     "rubric_content": {"text_property": "The answer is at most two sentences."}}]},
-}  # fmt: skip
+        "threshold": 0.5,
+        "judge_model_options": {"judge_model": NAME, "num_samples": 5},
+        "rubrics": [
+            {
+                "rubric_id": "concise",
+                "rubric_content": {"text_property": "The answer is at most two sentences."},
+            }
+        ],
+    },
+}
 """The bench's two judged metrics, as a test_config.json names them."""

@@ -42,17 +42,23 @@ def _child(step: str, *arguments: Any) -> dict[str, Any]:
     env = {**os.environ, "PYTHONPATH": f"{HERE}{os.pathsep}{EXAMPLE.parent}"}
     done = subprocess.run(
         [sys.executable, str(HERE / "steps.py"), step, *map(str, arguments)],
-        capture_output=True, text=True, env=env, check=False,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
     if done.returncode != 0:
         raise SystemExit(f"{step} failed:\n{done.stderr[-4000:]}")
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
 def _print(
-    prepared: dict[str, Any], adk: dict[str, Any], ours: dict[str, Any], again: dict[str, Any],
+    prepared: dict[str, Any],
+    adk: dict[str, Any],
+    ours: dict[str, Any],
+    again: dict[str, Any],
     concurrency: int,
-) -> None:  # fmt: skip
+) -> None:
     load = Path("/proc/loadavg").read_text().split()[:3]
     print(f"machine: {os.cpu_count()} CPUs, load average {' '.join(load)} (1, 5, 15 min)")
     print(
@@ -69,8 +75,10 @@ def _print(
     for label, row in rows:
         same = "" if row is adk else ("yes" if row["scores"] == adk["scores"] else "NO")
         print(f"{label:34}{row['wall_s']:8.2f}{row['calls']:13}{row['peak']:16}{same:>13}")
-    print(f"tracegrade took 1/{adk['wall_s'] / ours['wall_s']:.1f} of ADK's wall time; "
-          f"scoring again took {again['wall_s']:.2f} s with {again['calls']} judge calls")  # fmt: skip
+    print(
+        f"tracegrade took 1/{adk['wall_s'] / ours['wall_s']:.1f} of ADK's wall time; "
+        f"scoring again took {again['wall_s']:.2f} s with {again['calls']} judge calls"
+    )
 
 
 if __name__ == "__main__":

@@ -1,10 +1,10 @@
 """The bench's steps, each run in a fresh process by run.py; each prints one JSON line.
 
-    prepare DIR TURNS   replay copies of the home-automation eval set through its offline
-                        agent with tracegrade (spans into DIR/bench.duckdb) and keep ADK's
-                        own invocations of the very same turns (DIR/inferences.json)
-    adk DIR             LocalEvalService.evaluate over those invocations, at its defaults
-    ours DIR CONC       tracegrade scoring the stored run, --judge-concurrency CONC
+prepare DIR TURNS   replay copies of the home-automation eval set through its offline
+                    agent with tracegrade (spans into DIR/bench.duckdb) and keep ADK's
+                    own invocations of the very same turns (DIR/inferences.json)
+adk DIR             LocalEvalService.evaluate over those invocations, at its defaults
+ours DIR CONC       tracegrade scoring the stored run, --judge-concurrency CONC
 """
 
 from __future__ import annotations
@@ -26,13 +26,13 @@ _CASE: contextvars.ContextVar[str] = contextvars.ContextVar("case")
 
 
 def prepare(workdir: Path, turns: int) -> dict[str, Any]:
-    import tracegrade.harness.replay as replay
-    import tracegrade.harness.run as harness_run
     from google.adk.evaluation.evaluation_generator import EvaluationGenerator
     from google.adk.evaluation.request_intercepter_plugin import _RequestIntercepterPlugin
     from google.adk.runners import InMemoryRunner
 
     import tracegrade
+    import tracegrade.harness.replay as replay
+    import tracegrade.harness.run as harness_run
     from tracegrade.harness import RunOptions, run_eval
 
     source = json.loads((EXAMPLE / "home.evalset.json").read_text())
@@ -57,10 +57,15 @@ def prepare(workdir: Path, turns: int) -> dict[str, Any]:
             listed = await self.session_service.list_sessions(app_name=self.app_name)
             for item in listed.sessions:
                 session = await self.session_service.get_session(
-                    app_name=self.app_name, user_id=item.user_id, session_id=item.id)
+                    app_name=self.app_name, user_id=item.user_id, session_id=item.id
+                )
                 events = list(session.events)
-                details = EvaluationGenerator._get_app_details_by_invocation_id(events, self.requests)
-                invocations = EvaluationGenerator.convert_events_to_eval_invocations(events, details)
+                details = EvaluationGenerator._get_app_details_by_invocation_id(
+                    events, self.requests
+                )
+                invocations = EvaluationGenerator.convert_events_to_eval_invocations(
+                    events, details
+                )
                 recorded[_CASE.get()] = [
                     i.model_dump(mode="json", exclude_none=True) for i in invocations
                 ]
@@ -85,11 +90,15 @@ def prepare(workdir: Path, turns: int) -> dict[str, Any]:
 def adk(workdir: Path) -> dict[str, Any]:
     from google.adk.agents import Agent
     from google.adk.evaluation.base_eval_service import (
-        EvaluateConfig, EvaluateRequest, InferenceResult, InferenceStatus)
+        EvaluateConfig,
+        EvaluateRequest,
+        InferenceResult,
+        InferenceStatus,
+    )
     from google.adk.evaluation.eval_config import EvalConfig, get_eval_metrics_from_config
     from google.adk.evaluation.eval_set import EvalSet
     from google.adk.evaluation.in_memory_eval_sets_manager import InMemoryEvalSetsManager
-    from google.adk.evaluation.local_eval_service import LocalEvalService  # fmt: skip
+    from google.adk.evaluation.local_eval_service import LocalEvalService
 
     eval_set = EvalSet.model_validate_json((workdir / "bench.evalset.json").read_text())
     recorded = json.loads((workdir / "inferences.json").read_text())
@@ -99,14 +108,23 @@ def adk(workdir: Path) -> dict[str, Any]:
     for case in eval_set.eval_cases:
         manager.add_eval_case(app_name="home", eval_set_id="bench", eval_case=case)
         actual = [_invocation(i) for i in recorded[case.eval_id]]
-        results.append(InferenceResult(app_name="home", eval_set_id="bench",
-                                       eval_case_id=case.eval_id, inferences=actual,
-                                       session_id=None, status=InferenceStatus.SUCCESS))  # fmt: skip
+        results.append(
+            InferenceResult(
+                app_name="home",
+                eval_set_id="bench",
+                eval_case_id=case.eval_id,
+                inferences=actual,
+                session_id=None,
+                status=InferenceStatus.SUCCESS,
+            )
+        )
     metrics = get_eval_metrics_from_config(EvalConfig.model_validate({"criteria": CRITERIA}))
-    service = LocalEvalService(root_agent=Agent(name="a", model="gemini-2.5-flash"),
-                               eval_sets_manager=manager)  # fmt: skip
-    request = EvaluateRequest(inference_results=results,
-                              evaluate_config=EvaluateConfig(eval_metrics=metrics))  # fmt: skip
+    service = LocalEvalService(
+        root_agent=Agent(name="a", model="gemini-2.5-flash"), eval_sets_manager=manager
+    )
+    request = EvaluateRequest(
+        inference_results=results, evaluate_config=EvaluateConfig(eval_metrics=metrics)
+    )
 
     async def evaluate() -> list[Any]:
         return [r async for r in service.evaluate(request)]
@@ -116,8 +134,10 @@ def adk(workdir: Path) -> dict[str, Any]:
     wall = time.monotonic() - start
     scores = {
         f"{r.eval_id}/{m.metric_name}": m.score
-        for r in out for m in r.overall_eval_metric_results if m.metric_name in CRITERIA
-    }  # fmt: skip
+        for r in out
+        for m in r.overall_eval_metric_results
+        if m.metric_name in CRITERIA
+    }
     return {"wall_s": wall, "calls": BenchJudge.calls, "peak": BenchJudge.peak, "scores": scores}
 
 
@@ -143,12 +163,15 @@ def ours(workdir: Path, concurrency: int) -> dict[str, Any]:
     specs = available_metrics()
     config = parse_config({"criteria": CRITERIA}, specs)
     start = time.monotonic()
-    result = score(connection, Selection(run_id=run_id), config, specs,
-                   JudgeSettings(concurrency=concurrency))  # fmt: skip
+    result = score(
+        connection, Selection(run_id=run_id), config, specs, JudgeSettings(concurrency=concurrency)
+    )
     wall = time.monotonic() - start
     rows = connection.execute(
         "SELECT case_id, metric, score FROM scores WHERE scoring_id = ? AND level = 'case' "
-        "AND list_contains(?, metric)", [result.scoring_id, list(CRITERIA)]).fetchall()  # fmt: skip
+        "AND list_contains(?, metric)",
+        [result.scoring_id, list(CRITERIA)],
+    ).fetchall()
     scores = {f"{case}/{metric}": value for case, metric, value in rows}
     return {"wall_s": wall, "calls": BenchJudge.calls, "peak": BenchJudge.peak, "scores": scores}
 
