@@ -30,7 +30,7 @@ GEMINI_JUDGE = "gemini-2.5-flash"
 NOT_SUPPORTED = {
     "The bedside lamp is now off.": (
         "contradictory",
-        "the tool switched off device_1, the ceiling light; the lamp is device_2",
+        "it switched off device_1, the ceiling light, not the lamp",
     ),
 }
 

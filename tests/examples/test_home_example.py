@@ -92,7 +92,7 @@ def test_the_judge_finds_the_claim_the_tools_contradict(
         "AND metric = 'hallucinations_v1'",
         [scored.scoring_id],
     ).fetchall()
-    assert len(rows) == 12
+    assert len(rows) == 13
     scores = {case: value for case, value, _ in rows}
     assert [case for case, value in scores.items() if value != 1.0] == [FAILS_ON_PURPOSE]
     (detail,) = [json.loads(d) for case, _, d in rows if case == FAILS_ON_PURPOSE]
