@@ -3,7 +3,8 @@
 -- score: errors are not failures.
 --
 -- status: error (the turn, or a turn of the case repeat, crashed), not_evaluated (no
--- score), informational (no gate at this level), passed or failed.
+-- score), not_applicable (the metric needs expected turns and the case has none),
+-- informational (no gate at this level), passed or failed.
 
 -- tg_gates_passed(gating, better, score, worst, threshold, max): whether a score is within
 -- its criterion: `threshold` on the score (higher: score >= t; lower: score <= t) and `max`
@@ -89,7 +90,24 @@ SELECT
     passed,
     tg_status(errored, score, passed) AS status,
     json_object('turns', turns, 'evaluated', evaluated, 'max', worst_high) AS detail
-FROM judged;
+FROM judged
+UNION ALL
+-- A case repeat with no expected turn (a conversation scenario: the simulated user writes
+-- its messages) gets no score from a metric that compares with expected turns: it is
+-- not applicable there, neither passed nor failed.
+SELECT
+    'case', r.run_id, r.eval_set_id, r.case_id, r.repeat, c.metric, NULL,
+    coalesce(c.threshold, c.max), NULL, 'not_applicable',
+    json_object('reason', 'needs expected turns; a conversation scenario has none')
+FROM (
+    SELECT run_id, eval_set_id, case_id, repeat
+    FROM scored_turns
+    WHERE case_id IS NOT NULL
+    GROUP BY ALL
+    HAVING NOT bool_or(has_expected)
+) r
+CROSS JOIN scoring_criteria c
+WHERE c.needs_expected;
 
 -- Per run (or per scored selection of traffic): the distribution of the turn scores, held
 -- to the run-level budgets p50 and p95.

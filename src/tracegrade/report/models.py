@@ -36,7 +36,10 @@ class MetricScore(_Model):
     metric: str
     score: float | None = Field(description="null: not evaluated, or the turn errored")
     threshold: float | None
-    status: str = Field(description="passed, failed, informational, not_evaluated or error")
+    status: str = Field(
+        description="passed, failed, informational, not_evaluated, not_applicable (needs "
+        "expected turns; a scenario case has none) or error"
+    )
     gating: bool
     detail: Any = Field(default=None, description="the scorer's detail JSON")
 

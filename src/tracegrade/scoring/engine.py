@@ -59,7 +59,10 @@ def score_loaded(
         selection = Selection(run_id=runs[0][0] if len(runs) == 1 else None)
     register_functions(connection)
     load_prices(connection, config.prices)
-    metrics = _metrics_to_run(config, specs, has_expected=_has_expected(connection))
+    # An eval run of scenario cases alone has no expected turns: its metrics that need them
+    # are not applicable (queries/scoring/03_levels.sql); traffic selected for them is a mistake.
+    has_expected = selection.run_id is not None or _has_expected(connection)
+    metrics = _metrics_to_run(config, specs, has_expected)
     scoring_id = uuid.uuid4().hex[:12]
     _judge(connection, config, [m for m in metrics if m.judge], judging, scoring_id)
     _load_criteria(connection, config, metrics)
