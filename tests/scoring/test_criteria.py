@@ -239,8 +239,8 @@ def test_a_whole_file_reads_into_the_config_scoring_records() -> None:
             },
         },
         "not_evaluated": {
-            "per_turn_user_simulator_quality_v1": "rates ADK's LLM user simulator, which "
-            "tracegrade does not run"
+            "per_turn_user_simulator_quality_v1": "rates ADK's LLM user simulator of scenario "
+            "cases, which tracegrade does not judge yet"
         },
         "repeat_policy": {"kind": "at_least", "k": 2},
         "max_error_rate": 0.25,
