@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 from pathlib import Path
 from types import ModuleType
@@ -223,8 +224,7 @@ def test_numbers_match_by_value_as_in_adk(
 
 def test_the_script_answers_exactly_the_eval_sets_messages() -> None:
     """The replayed turns' messages, and those the scripted user writes in the scenario."""
-    from home_automation.simulator import REPLIES
-
+    replies = importlib.import_module("home_automation.simulator").REPLIES
     script = load_script(EVALSET.with_name("model_script.json"))
     data = json.loads(EVALSET.read_text())
     messages = {
@@ -235,7 +235,7 @@ def test_the_script_answers_exactly_the_eval_sets_messages() -> None:
     scenario = next(
         c["conversation_scenario"] for c in data["eval_cases"] if c["eval_id"] == SCENARIO
     )
-    simulated = {scenario["starting_prompt"]} | set(REPLIES.values()) - {"</finished>"}
+    simulated = {scenario["starting_prompt"]} | set(replies.values()) - {"</finished>"}
     assert set(script.by_user_text or {}) == messages | simulated
 
 

@@ -18,6 +18,7 @@ from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from typing import Any
 
+from google.adk.errors.not_found_error import NotFoundError
 from google.adk.evaluation.conversation_scenarios import ConversationScenario
 from google.adk.evaluation.eval_case import EvalCase
 from google.adk.evaluation.eval_config import EvalConfig
@@ -73,7 +74,7 @@ def adk_scenario(case: Case) -> ConversationScenario:
                     "user_persona": scenario.user_persona,
                 }
             )
-    except (ValidationError, ValueError, LookupError) as exc:
+    except (ValidationError, ValueError, NotFoundError) as exc:
         raise EvalSetError(
             f"eval set '{case.eval_set_id}' case '{case.case_id}': "
             f"conversation_scenario.user_persona: {_first_line(exc)}"
