@@ -54,7 +54,8 @@ def _case_statuses(writer: SpanWriter, scoring_id: str, case_id: str) -> dict[st
 def test_metrics_needing_expected_turns_are_not_applicable_on_a_scenario(
     captured: BlockingSpanProcessor, writer: SpanWriter
 ) -> None:
-    scored, _ = _scored(captured, writer, ScriptedUser.from_replies(GOAL_REPLIES), [str(SCENARIOS)])
+    user = ScriptedUser.from_replies(GOAL_REPLIES, usage={"input": 900, "output": 7})
+    scored, _ = _scored(captured, writer, user, [str(SCENARIOS)])
 
     scenario = _case_statuses(writer, scored.scoring_id, "fill_the_cart")
     assert scenario["tool_trajectory_avg_score"] == "not_applicable"
@@ -67,9 +68,18 @@ def test_metrics_needing_expected_turns_are_not_applicable_on_a_scenario(
     assert verdicts == {"fill_the_cart": "passed", "static_pear": "passed"}
     assert scored.exit_code == ExitCode.OK
 
-    text = render_terminal(build_report(LocalReader(writer.connection), scored.scoring_id), 160)
+    report = build_report(LocalReader(writer.connection), scored.scoring_id)
+    text = render_terminal(report, 160)
     row = next(line for line in text.splitlines() if line.startswith("fill_the_cart"))
     assert row.count("n/a") == 2
+    assert report.simulator is not None
+    assert (report.simulator.conversations, report.simulator.stopped, report.simulator.calls) == (
+        1, 1, 2
+    )  # fmt: skip
+    assert (
+        "Simulated user: 1 conversation (1 goal reached, 0 turn limit, 0 failed) · "
+        "2 calls · tokens 1,814"
+    ) in text
 
 
 def test_a_run_of_scenarios_alone_scores_under_adk_default_criteria(

@@ -12,6 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from tracegrade.report.judges import JudgeUsage
+from tracegrade.report.simulator import SimulatorUsage
 
 Verdict = Literal["passed", "failed", "error", "not_evaluated"]
 
@@ -165,4 +166,9 @@ class RunReport(_Model):
     )
     judge_errors: int = Field(
         default=0, description="judged turns not evaluated because the judge failed"
+    )
+    simulator: SimulatorUsage | None = Field(
+        default=None,
+        description="ADK's user simulator in conversation scenarios: conversations, how they "
+        "ended, its calls and tokens (not the agent's); null without scenarios",
     )

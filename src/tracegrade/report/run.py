@@ -6,6 +6,7 @@ from collections import defaultdict
 
 from tracegrade.report import queries
 from tracegrade.report.judges import judge_usage
+from tracegrade.report.simulator import simulator_usage
 from tracegrade.report.models import (
     CaseReport,
     ErrorInfo,
@@ -62,6 +63,7 @@ def build_report(
         judge_errors=sum(
             1 for t in all_turns for s in t.scores if as_dict(s.detail).get("judge_error") is True
         ),
+        simulator=simulator_usage(reader, run_id),
     )
 
 

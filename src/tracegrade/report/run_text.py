@@ -18,6 +18,7 @@ from rich.text import Text
 
 from tracegrade.report import explain
 from tracegrade.report.judges import usage_lines
+from tracegrade.report.simulator import simulator_lines
 from tracegrade.report.models import CaseReport, Criterion, RunReport, Totals
 from tracegrade.report.summary import totals
 from tracegrade.report.values import (
@@ -48,7 +49,11 @@ def _renderables(report: RunReport) -> Iterator[RenderableType]:
         if shown:
             yield Text()
     yield Text(
-        "\n".join(totals_lines(report.totals) + usage_lines(report.judges, report.judge_errors))
+        "\n".join(
+            totals_lines(report.totals)
+            + usage_lines(report.judges, report.judge_errors)
+            + simulator_lines(report.simulator)
+        )
     )
     yield _verdict(report)
 
