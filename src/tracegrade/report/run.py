@@ -6,7 +6,6 @@ from collections import defaultdict
 
 from tracegrade.report import queries
 from tracegrade.report.judges import judge_usage
-from tracegrade.report.simulator import simulator_usage
 from tracegrade.report.models import (
     CaseReport,
     ErrorInfo,
@@ -18,6 +17,7 @@ from tracegrade.report.models import (
     Verdict,
 )
 from tracegrade.report.queries import ReportError, Row
+from tracegrade.report.simulator import simulator_usage
 from tracegrade.report.summary import run_info, run_metrics, scoring_info, totals
 from tracegrade.report.values import as_dict, as_float, as_int, as_json, as_list, as_str
 from tracegrade.store.reader import Reader

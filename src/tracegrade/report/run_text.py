@@ -18,8 +18,8 @@ from rich.text import Text
 
 from tracegrade.report import explain
 from tracegrade.report.judges import usage_lines
-from tracegrade.report.simulator import simulator_lines
 from tracegrade.report.models import CaseReport, Criterion, RunReport, Totals
+from tracegrade.report.simulator import simulator_lines
 from tracegrade.report.summary import totals
 from tracegrade.report.values import (
     DASH,
