@@ -73,13 +73,16 @@ class ScriptedJudge(BaseLlm):
         yield self._response(text)
 
     def _response(self, text: str | None) -> LlmResponse:
-        usage = None
-        if self.usage is not None:
-            usage = types.GenerateContentResponseUsageMetadata(
-                prompt_token_count=self.usage.get("input"),
-                candidates_token_count=self.usage.get("output"),
-            )
-        content = (
-            None if text is None else types.Content(role="model", parts=[types.Part(text=text)])
+        return text_response(text, self.usage, self.model)
+
+
+def text_response(text: str | None, usage: dict[str, int] | None, model: str) -> LlmResponse:
+    """A scripted model's answer: `text` in one part (None: no content), with the tokens
+    `usage` gives ({"input": n, "output": m})."""
+    metadata = None
+    if usage is not None:
+        metadata = types.GenerateContentResponseUsageMetadata(
+            prompt_token_count=usage.get("input"), candidates_token_count=usage.get("output")
         )
-        return LlmResponse(content=content, usage_metadata=usage, model_version=self.model)
+    content = None if text is None else types.Content(role="model", parts=[types.Part(text=text)])
+    return LlmResponse(content=content, usage_metadata=metadata, model_version=model)

@@ -29,8 +29,9 @@ from google.adk.models.base_llm import BaseLlm
 from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 from google.adk.models.registry import LLMRegistry
-from google.genai import types
 from pydantic import PrivateAttr
+
+from tracegrade.testing.scripted_judge import text_response
 
 HISTORY_HEADING = "# Conversation History"
 STOP = "</finished>"
@@ -102,23 +103,11 @@ class ScriptedUser(BaseLlm):
             self._record(UserCall(prompt, seed, None, f"{type(exc).__name__}: {exc}"))
             raise
         self._record(UserCall(prompt, seed, text))
-        yield self._response(text)
+        yield text_response(text, self.usage, self.model)
 
     def _record(self, call: UserCall) -> None:
         with self._lock:
             self._calls.append(call)
-
-    def _response(self, text: str | None) -> LlmResponse:
-        usage = None
-        if self.usage is not None:
-            usage = types.GenerateContentResponseUsageMetadata(
-                prompt_token_count=self.usage.get("input"),
-                candidates_token_count=self.usage.get("output"),
-            )
-        content = (
-            None if text is None else types.Content(role="model", parts=[types.Part(text=text)])
-        )
-        return LlmResponse(content=content, usage_metadata=usage, model_version=self.model)
 
 
 def last_agent_message(prompt: str) -> str:
