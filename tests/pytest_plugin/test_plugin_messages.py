@@ -23,7 +23,12 @@ HOME = Path(__file__).resolve().parents[2] / "examples" / "home_automation"
 def _run_home(captured: BlockingSpanProcessor, monkeypatch: pytest.MonkeyPatch) -> str:
     # The example's offline model, even where a Gemini key is set (tests/examples has more).
     monkeypatch.setenv("HOME_AGENT_MODEL", "scripted")
-    options = RunOptions(eval_sets=[str(HOME / "home.evalset.json")], agent=str(HOME))
+    monkeypatch.setenv("HOME_USER_MODEL", "scripted")
+    # Its scenario case's simulated user, as test_config.json names it.
+    simulator = {"user_simulator_config": {"model": "home-user"}}
+    options = RunOptions(
+        eval_sets=[str(HOME / "home.evalset.json")], agent=str(HOME), criteria=simulator
+    )
     result = run_eval(options)
     assert captured.force_flush()
     return result.run_id
