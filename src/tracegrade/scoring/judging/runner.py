@@ -116,6 +116,9 @@ def _groups(
     """Eval runs: each case repeat's turns that did not error, in order. Traffic: each
     scored turn, after the earlier turns of its session."""
     cases: dict[Any, list[TurnData]] = {}
+    earlier: dict[str, list[TurnData]] = {}
+    for target, before_id in history:
+        earlier.setdefault(target, []).append(turns[before_id])
     groups = []
     for turn_id in scored:
         turn = turns[turn_id]
@@ -124,7 +127,7 @@ def _groups(
         if turn.run_id is not None:
             cases.setdefault(turn.group, []).append(turn)
             continue
-        before = sorted((turns[h] for t, h in history if t == turn_id), key=lambda t: t.start_ns)
+        before = sorted(earlier.get(turn_id, []), key=lambda t: t.start_ns)
         groups.append(
             Group([*(b for b in before if not b.is_error), turn], [turn], turn.sample_key)
         )
