@@ -154,8 +154,15 @@ def _invocation(data: dict[str, Any]) -> Any:
 
 
 def ours(workdir: Path, concurrency: int) -> dict[str, Any]:
+    # The evaluators' modules as the ADK side has them (LocalEvalService imports them all
+    # before its clock starts): imports are not scoring.
+    from google.adk.evaluation import (  # noqa: F401
+        final_response_match_v2,
+        rubric_based_final_response_quality_v1,
+    )
+
     from tracegrade.scoring import Selection, available_metrics, parse_config, score
-    from tracegrade.scoring.judging import JudgeSettings
+    from tracegrade.scoring.judging import JudgeSettings, adk_runs  # noqa: F401
     from tracegrade.store import connect
 
     connection = connect(workdir / "bench.duckdb")
