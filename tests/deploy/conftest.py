@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tracegrade.ingest.server import config as serve_config
+from tracegrade.server import config as serve_config
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 COLLECTOR_CONFIG_DIR = REPO_ROOT / "collector-config"

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 
 import duckdb
 
-from tracegrade.ingest.server.admission import Overloaded, Refused
-from tracegrade.ingest.server.stats import IngestStats
+from tracegrade.server.admission import Overloaded, Refused
+from tracegrade.server.stats import IngestStats
 from tracegrade.store import SpanRow, SpanWriter
 
 logger = logging.getLogger("tracegrade.serve")
@@ -59,6 +59,8 @@ class CommitQueue:
         self._spans = self._bytes = 0
         self._cond = threading.Condition()
         self._closing = False
+        self.failure: str | None = None
+        """Why the last commit failed, until one succeeds (/health reports it)."""
         self._thread = threading.Thread(target=self._run, name="tracegrade-writer", daemon=True)
 
     def start(self) -> None:
@@ -152,8 +154,11 @@ class CommitQueue:
                 for item in group:
                     self._commit([item])
                 return
+            if not isinstance(exc, _DATA_ERRORS):
+                self.failure = f"the database cannot be written: {exc}"
             _fail(group[0], exc, self._retry_after_s)
             return
+        self.failure = None
         self._stats.add(spans_stored=result.stored, duplicates=result.duplicates, commits=1)
         for item in group:
             item.future.set_result(None)
