@@ -66,6 +66,14 @@ def serve_command(
         int,
         typer.Option(min=8, help="Open HTTP connections; idle ones are closed past it."),
     ] = ServeConfig.max_connections,
+    sql_timeout: Annotated[
+        float,
+        typer.Option(min=0.1, help="Seconds a POST /v1/sql may take, answer encoded."),
+    ] = ServeConfig.sql_timeout_s,
+    score_timeout: Annotated[
+        float,
+        typer.Option(min=0.1, help="Seconds a POST /v1/score may take before it is stopped."),
+    ] = ServeConfig.score_timeout_s,
     log_interval: Annotated[
         float, typer.Option(min=1, help="Seconds between log lines of ingest figures.")
     ] = 60.0,
@@ -92,6 +100,8 @@ def serve_command(
         max_queued_spans=max_queued_spans,
         memory_mb=memory_mb,
         max_connections=max_connections,
+        sql_timeout_s=sql_timeout,
+        score_timeout_s=score_timeout,
         log_interval_s=log_interval,
     )
     with user_errors():
