@@ -57,7 +57,7 @@ def serve_command(
     memory_mb: Annotated[
         int,
         typer.Option(
-            min=256,
+            min=1024,
             help="Memory budget of the whole server in MiB, DuckDB's share included; "
             "past 85% of it senders are told 503.",
         ),

@@ -48,6 +48,7 @@ class Parts:
             max_spans=config.max_queued_spans,
             max_bytes=config.max_queued_bytes or budget.queued_bytes,
             max_group_spans=config.max_group_spans,
+            max_group_bytes=budget.group_bytes,
             linger_s=config.commit_linger_s,
             retry_after_s=config.retry_after_s,
         )
