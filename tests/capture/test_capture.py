@@ -14,7 +14,7 @@ import pytest
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
 
-from span_factory import adk_like_spans
+from tests.support.span_factory import adk_like_spans
 from tracegrade.capture import BlockingSpanProcessor, DuckDBSpanExporter
 from tracegrade.store import SpanWriter
 
@@ -140,7 +140,7 @@ capture = tracegrade.configure(sys.argv[1], service_name="weather-svc")
 from google.adk.runners import InMemoryRunner
 from google.genai import types
 sys.path.insert(0, sys.argv[2])
-from scenarios import SCENARIOS
+from support.scenarios import SCENARIOS
 
 async def main():
     runner = InMemoryRunner(agent=SCENARIOS["parallel_calls"].build(), app_name="app")

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import zstandard
 
-from otlp_helpers import otlp_json, otlp_request
-from span_factory import adk_like_spans
+from tests.support.otlp import otlp_json, otlp_request
+from tests.support.span_factory import adk_like_spans
 from tracegrade.errors import IngestError
 from tracegrade.ingest import ingest_file
 from tracegrade.store import SpanWriter
