@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -8,15 +7,9 @@ import pytest
 from opentelemetry import trace
 from opentelemetry.sdk.trace import TracerProvider
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from adk_run import RoutingProcessor
+from tests.support.adk_run import ROUTER as _router
 from tracegrade.capture import BlockingSpanProcessor, DuckDBSpanExporter
 from tracegrade.store import SpanWriter
-
-DATA = Path(__file__).parent / "data"
-
-_router = RoutingProcessor()
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -78,6 +78,18 @@ def test_wheel_ships_every_sql_file(wheel: Path) -> None:
     assert "tracegrade/scoring/prices.json" in names
 
 
+def test_wheel_leaves_out_what_only_develops_or_tests_it(wheel: Path) -> None:
+    archive = zipfile.ZipFile(wheel)
+    names = set(archive.namelist())
+    # The docs tool lives in scripts/, the scorers' pure-Python references in tests/.
+    assert "tracegrade/_readme.py" not in names
+    assert "tracegrade/scoring/reference.py" not in names
+    assert not [n for n in names if n.startswith(("tests/", "scripts/"))]
+    text = archive.read("tracegrade/scoring/text.py")  # the tokenizers ship: SQL calls them
+    assert b"def rouge_tokens" in text
+    assert b"def token_f1" not in text
+
+
 def test_installed_wheel_finds_its_own_sql(wheel: Path, tmp_path: Path) -> None:
     zipfile.ZipFile(wheel).extractall(tmp_path)
     probe = "from tracegrade._resources import queries_dir; print(queries_dir())"

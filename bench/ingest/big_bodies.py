@@ -27,12 +27,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from load import send_all
 from targets import memory_kib, start_tracegrade
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository: its tests package
 
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 
-from otlp_helpers import otlp_request
-from span_factory import adk_like_spans
+from tests.support.otlp import otlp_request
+from tests.support.span_factory import adk_like_spans
 
 WORDS = ["the", "agent", "called", "a", "tool", "with", "the", "user's", "question", "and",
          "got", "back", "some", "rows"]  # fmt: skip

@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository: its tests package
 
-from otlp_helpers import otlp_request
-from span_factory import adk_like_spans
+from tests.support.otlp import otlp_request
+from tests.support.span_factory import adk_like_spans
 
 SPANS_PER_TURN = 5
 

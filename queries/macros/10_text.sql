@@ -1,7 +1,7 @@
 -- Token-overlap arithmetic for the response metrics (response_match_score = ADK's ROUGE-1,
 -- response_unigram_f1). Each macro takes two token lists, VARCHAR[]: the actual response's
--- and the reference's, as `tg_rouge_tokens` / `tg_unigram_tokens` (registered from Python by
--- tracegrade.scoring.text) produce them. A NULL list counts as empty.
+-- and the reference's, as `tg_rouge_tokens` / `tg_unigram_tokens` (Python functions,
+-- registered in tracegrade.scoring.functions) produce them. A NULL list counts as empty.
 --
 --   tg_token_counts(actual, reference)    STRUCT(overlap BIGINT, actual BIGINT, reference BIGINT)
 --                                         overlap = clipped unigram overlap (per distinct token,
@@ -52,6 +52,19 @@ CREATE OR REPLACE MACRO tg_counts_f1(c) AS
               / (tg_counts_precision(k) + tg_counts_recall(k))
         ELSE 0.0
     END)[1];
+
+-- tg_response_score(counts, reference_missing): a response metric's row from its counts,
+-- STRUCT(score DOUBLE, detail JSON): the F-measure, and {precision, recall,
+-- reference_missing}. The counts are bound once (see above): they cost a Python call.
+CREATE OR REPLACE MACRO tg_response_score(counts, reference_missing) AS
+    list_transform([counts], lambda c: {
+        'score': tg_counts_f1(c),
+        'detail': json_object(
+            'precision', tg_counts_precision(c),
+            'recall', tg_counts_recall(c),
+            'reference_missing', reference_missing
+        )
+    })[1];
 
 -- The same on two token lists.
 CREATE OR REPLACE MACRO tg_token_precision(actual_tokens, reference_tokens) AS

@@ -5,7 +5,27 @@
 -- status: error (the turn, or a turn of the case repeat, crashed), not_evaluated (no
 -- score), informational (no gate at this level), passed or failed.
 
--- Per turn: the score, held to `threshold` (higher: score >= t; lower: score <= t) and `max`.
+-- tg_gates_passed(gating, better, score, worst, threshold, max): whether a score is within
+-- its criterion: `threshold` on the score (higher: score >= t; lower: score <= t) and `max`
+-- on the worst turn's score. NULL (no verdict) unless gating, scored and given a bound.
+CREATE OR REPLACE TEMP MACRO tg_gates_passed(gating, better, score, worst, threshold, max) AS
+    CASE WHEN gating AND score IS NOT NULL AND (threshold IS NOT NULL OR max IS NOT NULL)
+        THEN coalesce(CASE better WHEN 'higher' THEN score >= threshold
+                                  ELSE score <= threshold END, true)
+             AND coalesce(worst <= max, true)
+    END;
+
+-- tg_status(errored, score, passed): a row's status, as above.
+CREATE OR REPLACE TEMP MACRO tg_status(errored, score, passed) AS
+    CASE
+        WHEN errored THEN 'error'
+        WHEN score IS NULL THEN 'not_evaluated'
+        WHEN passed IS NULL THEN 'informational'
+        WHEN passed THEN 'passed'
+        ELSE 'failed'
+    END;
+
+-- Per turn: the score, held to `threshold` and `max`.
 CREATE OR REPLACE TEMP TABLE level_turn AS
 WITH rows AS (
     SELECT s.metric, t.turn_id, t.run_id, t.eval_set_id, t.case_id, t.repeat, t.turn_index,
@@ -25,24 +45,14 @@ judged AS (
     SELECT
         r.*,
         coalesce(c.threshold, c.max) AS bound,
-        CASE WHEN c.gating AND r.score IS NOT NULL AND (c.threshold IS NOT NULL OR c.max IS NOT NULL)
-            THEN coalesce(CASE c.better WHEN 'higher' THEN r.score >= c.threshold
-                                        ELSE r.score <= c.threshold END, true)
-                 AND coalesce(r.score <= c.max, true)
-        END AS passed
+        tg_gates_passed(c.gating, c.better, r.score, r.score, c.threshold, c.max) AS passed
     FROM rows r
     JOIN scoring_criteria c USING (metric)
 )
 SELECT
     'turn' AS level, run_id, eval_set_id, case_id, repeat, turn_index, turn_id, metric, score,
     bound AS threshold, passed,
-    CASE
-        WHEN is_error THEN 'error'
-        WHEN score IS NULL THEN 'not_evaluated'
-        WHEN passed IS NULL THEN 'informational'
-        WHEN passed THEN 'passed'
-        ELSE 'failed'
-    END AS status,
+    tg_status(is_error, score, passed) AS status,
     is_error,
     detail
 FROM judged;
@@ -66,25 +76,16 @@ judged AS (
     SELECT
         g.*,
         coalesce(c.threshold, c.max) AS bound,
-        CASE WHEN c.gating AND NOT g.errored AND g.score IS NOT NULL
-                  AND (c.threshold IS NOT NULL OR c.max IS NOT NULL)
-            THEN coalesce(CASE c.better WHEN 'higher' THEN g.score >= c.threshold
-                                        ELSE g.score <= c.threshold END, true)
-                 AND coalesce(g.worst_high <= c.max, true)
-        END AS passed
+        tg_gates_passed(
+            c.gating AND NOT g.errored, c.better, g.score, g.worst_high, c.threshold, c.max
+        ) AS passed
     FROM grouped g
     JOIN scoring_criteria c USING (metric)
 )
 SELECT
     'case' AS level, run_id, eval_set_id, case_id, repeat, metric, score, bound AS threshold,
     passed,
-    CASE
-        WHEN errored THEN 'error'
-        WHEN score IS NULL THEN 'not_evaluated'
-        WHEN passed IS NULL THEN 'informational'
-        WHEN passed THEN 'passed'
-        ELSE 'failed'
-    END AS status,
+    tg_status(errored, score, passed) AS status,
     json_object('turns', turns, 'evaluated', evaluated, 'max', worst_high) AS detail
 FROM judged;
 
@@ -115,12 +116,7 @@ judged AS (
 SELECT
     'run' AS level, run_id, metric, mean AS score, coalesce(p95_bound, p50_bound) AS threshold,
     passed,
-    CASE
-        WHEN mean IS NULL THEN 'not_evaluated'
-        WHEN passed IS NULL THEN 'informational'
-        WHEN passed THEN 'passed'
-        ELSE 'failed'
-    END AS status,
+    tg_status(false, mean, passed) AS status,
     json_object(
         'p50', quantiles[1], 'p95', quantiles[2], 'max', max, 'evaluated', evaluated,
         'errored', errored, 'failed_turns', failed_turns, 'p50_bound', p50_bound,

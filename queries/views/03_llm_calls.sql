@@ -50,9 +50,7 @@ SELECT
     turn_id,
     trace_id,
     span_id,
-    CASE WHEN tool_depth = 0 THEN row_number() OVER (
-        PARTITION BY turn_id, tool_depth = 0 ORDER BY start_ns, span_id
-    ) END AS seq,
+    tg_turn_seq(turn_id, tool_depth, start_ns, span_id) AS seq,
     tool_depth > 0 AS in_agent_tool,
     agent_name,
     agent_path,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import DATA
+from tests.support.paths import DATA
 from tracegrade.exit_codes import ExitCode
 
 ROOT = Path(__file__).parents[2]

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from conftest import DATA
-from hostile_sql import CONDITIONS, QUERIES, SECRET_TEXT, fill, make_secret
+from tests.support.hostile_sql import CONDITIONS, QUERIES, SECRET_TEXT, fill, make_secret
+from tests.support.paths import DATA
 from tracegrade.cli.main import app
 from tracegrade.exit_codes import ExitCode
 from tracegrade.ingest import ingest_file

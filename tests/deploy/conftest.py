@@ -116,7 +116,8 @@ class Compose:
 
     @property
     def services(self) -> dict[str, Any]:
-        return self.data["services"]
+        found: dict[str, Any] = self.data["services"]
+        return found
 
     def argv(self, service: str, dockerfile: Dockerfile | None) -> list[str]:
         """The full command line a service runs: image ENTRYPOINT plus compose `command`."""

@@ -25,7 +25,8 @@ def component_type(component_id: str) -> str:
 
 
 def pipelines(config: Config) -> dict[str, Config]:
-    return config["service"]["pipelines"]
+    found: dict[str, Config] = config["service"]["pipelines"]
+    return found
 
 
 def traces_pipelines(config: Config) -> dict[str, Config]:

@@ -5,8 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from evalset_adk_reference import VALID_FILES, load_with_adk, project_adk_case, project_case
 
+from tests.evalset.evalset_adk_reference import (
+    VALID_FILES,
+    load_with_adk,
+    project_adk_case,
+    project_case,
+)
 from tracegrade.evalset import load_eval_set
 
 

@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
-from evalset_adk_reference import INVALID_DIR, VALID_DIR
 from google.adk.evaluation.eval_config import _DEFAULT_EVAL_CONFIG
 from google.adk.evaluation.eval_config import EvalConfig as AdkEvalConfig
 
+from tests.evalset.evalset_adk_reference import INVALID_DIR, VALID_DIR
 from tracegrade.errors import EvalSetError
 from tracegrade.evalset import DEFAULT_CRITERIA, find_config, load_config
 

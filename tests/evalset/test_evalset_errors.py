@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from evalset_adk_reference import INVALID_DIR, VALID_DIR
 
+from tests.evalset.evalset_adk_reference import INVALID_DIR, VALID_DIR
 from tracegrade.errors import EvalSetError, TracegradeError
 from tracegrade.evalset import load_eval_set, load_eval_sets
 

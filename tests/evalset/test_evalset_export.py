@@ -6,9 +6,14 @@ import json
 from pathlib import Path
 
 import pytest
-from evalset_adk_reference import VALID_DIR, VALID_FILES, project_adk_case, project_case
 from google.adk.evaluation.eval_set import EvalSet as AdkEvalSet
 
+from tests.evalset.evalset_adk_reference import (
+    VALID_DIR,
+    VALID_FILES,
+    project_adk_case,
+    project_case,
+)
 from tracegrade.evalset import (
     Case,
     ExpectedCall,

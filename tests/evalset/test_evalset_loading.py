@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from evalset_adk_reference import VALID_DIR, VALID_FILES
 
+from tests.evalset.evalset_adk_reference import VALID_DIR, VALID_FILES
 from tracegrade.evalset import (
     Case,
     ExpectedCall,

@@ -6,8 +6,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from evalset_adk_reference import VALID_DIR
 
+from tests.evalset.evalset_adk_reference import VALID_DIR
 from tracegrade.errors import EvalSetError
 from tracegrade.evalset import load_eval_set, load_eval_sets, parse_selection
 

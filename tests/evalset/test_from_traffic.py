@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from google.adk.evaluation.eval_set import EvalSet
 
-from conftest import DATA
+from tests.support.paths import DATA
 from tracegrade.errors import EvalSetError
 from tracegrade.evalset import ExpectedCall, load_eval_set, write_eval_set
 from tracegrade.evalset.from_traffic import cases_from_traffic

@@ -7,7 +7,8 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from home_example import (
+
+from tests.examples.home_example import (
     CASES,
     CONFIG,
     EVALSET,
@@ -16,7 +17,6 @@ from home_example import (
     run_example,
     trajectories,
 )
-
 from tracegrade.capture import BlockingSpanProcessor
 from tracegrade.exit_codes import ExitCode
 from tracegrade.scoring import Selection, load_scoring_config, score
@@ -40,7 +40,7 @@ def test_exactly_the_intended_case_fails_and_nothing_errors(
     assert [o.case_id for o in result.errors] == []
     assert scored.error_rate == 0
     verdicts = {c.case_id: (c.verdict, c.failed_metrics) for c in scored.cases}
-    expected = {case: ("passed", []) for case in CASES}
+    expected: dict[str, tuple[str, list[str]]] = {case: ("passed", []) for case in CASES}
     expected[FAILS_ON_PURPOSE] = ("failed", ["tool_trajectory_avg_score"])
     assert verdicts == expected
     assert scored.failed_run_metrics == []

@@ -21,8 +21,8 @@ from google.adk.evaluation.evaluator import EvalStatus
 from google.adk.evaluation.final_response_match_v1 import RougeEvaluator
 from google.adk.evaluation.trajectory_evaluator import TrajectoryEvaluator
 from google.adk.runners import InMemoryRunner
-from home_example import CONFIG, EVALSET, offline_agent_module, run_example
 
+from tests.examples.home_example import CONFIG, EVALSET, offline_agent_module, run_example
 from tracegrade.capture import BlockingSpanProcessor
 from tracegrade.scoring import Selection, load_scoring_config, score
 from tracegrade.store import SpanWriter

@@ -9,7 +9,7 @@ from typing import Any
 import duckdb
 import pytest
 
-from conftest import DATA
+from tests.support.paths import DATA
 from tracegrade.capture import BlockingSpanProcessor
 from tracegrade.errors import AgentLoadError
 from tracegrade.harness import RunOptions, RunResult, load_agent, run_eval

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import gzip
+import re
 from pathlib import Path
 
 import pytest
 import zstandard
 
-from otlp_helpers import otlp_json, otlp_request
-from span_factory import adk_like_spans
+from tests.support.otlp import otlp_json, otlp_request
+from tests.support.span_factory import adk_like_spans
 from tracegrade.errors import IngestError
 from tracegrade.ingest import ingest_file
 from tracegrade.store import SpanWriter
@@ -130,8 +131,12 @@ def test_missing_file_is_a_clear_error(tmp_path: Path, writer: SpanWriter) -> No
         ingest_file(tmp_path / "nope.jsonl", writer)
 
 
-def test_corrupt_compressed_file_is_a_clear_error(tmp_path: Path, writer: SpanWriter) -> None:
+def test_corrupt_compressed_file_is_reported(tmp_path: Path, writer: SpanWriter) -> None:
     path = tmp_path / "t.jsonl.gz"
     path.write_bytes(gzip.compress(b"x" * 100)[:-8] + b"garbage!")
-    with pytest.raises(IngestError, match="corrupt compressed file"):
-        ingest_file(path, writer)
+    report = ingest_file(path, writer)
+    assert report.records == 0
+    assert len(report.bad_records) == 1
+    assert re.fullmatch(
+        rf"{path}:byte \d+: corrupt compressed data: CRC check failed.*", report.bad_records[0]
+    )

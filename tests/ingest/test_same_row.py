@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor
 
-from adk_run import adk_settings, run_scenario
-from otlp_helpers import otlp_json, otlp_request
-from scenarios import SCENARIOS
+from tests.support.adk_run import adk_settings, run_scenario
+from tests.support.otlp import otlp_json, otlp_request
+from tests.support.scenarios import SCENARIOS
 from tracegrade.capture import BlockingSpanProcessor
 from tracegrade.capture.convert import RowBuilder
 from tracegrade.ingest import decode_json, decode_protobuf
@@ -52,7 +52,7 @@ def test_rows_hold_every_part_of_the_span(captured: BlockingSpanProcessor) -> No
 
 
 def _adk_spans(captured: BlockingSpanProcessor) -> list[ReadableSpan]:
-    from conftest import _router
+    from tests.support.adk_run import ROUTER as _router
 
     collect = Collect()
     _router.target = collect

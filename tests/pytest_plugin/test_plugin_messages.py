@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from conftest import DATA
+from tests.support.paths import DATA
 from tracegrade.capture import BlockingSpanProcessor
 from tracegrade.harness import RunOptions, run_eval
 from tracegrade.pytest_plugin import EvalCaseFailed

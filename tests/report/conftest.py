@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from report.helpers import (
+from tests.report.helpers import (
     BASE_RUN,
     GOLDEN,
     NEXT_RUN,

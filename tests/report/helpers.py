@@ -13,7 +13,7 @@ from typing import Any
 import duckdb
 import pytest
 
-from conftest import DATA
+from tests.support.paths import DATA
 from tracegrade.report import RunReport
 from tracegrade.scoring import (
     Selection,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from report.helpers import BASE_RUN, RUNS_FIXTURE, score_run, score_with
+from tests.report.helpers import BASE_RUN, RUNS_FIXTURE, score_run, score_with
 from tracegrade.exit_codes import ExitCode
 from tracegrade.ingest import ingest_file
 from tracegrade.report import ReportError, RunReport, TurnReport, build_report, render_terminal

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import DATA
-from report.helpers import BASE_RUN, NEXT_RUN, score_with
+from tests.report.helpers import BASE_RUN, NEXT_RUN, score_with
+from tests.support.paths import DATA
 from tracegrade.capture import BlockingSpanProcessor
 from tracegrade.harness import RunOptions, run_eval
 from tracegrade.report import DiffTolerances, RunDiff, diff_runs, render_diff

@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from report.helpers import BASE_RUN, NEXT_RUN, SCORED_AT, fixed_scoring
+from tests.report.helpers import BASE_RUN, NEXT_RUN, SCORED_AT, fixed_scoring
 from tracegrade.report import (
     RunReport,
     build_report,

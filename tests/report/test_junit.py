@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from report.helpers import BASE_RUN
+from tests.report.helpers import BASE_RUN
 from tracegrade.report import RunReport, to_junit
 
 # Elements and attributes of the common JUnit schema (Jenkins' junit-10.xsd, which GitLab

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from report.helpers import BASE_RUN, NEXT_RUN, JsonReader
+from tests.report.helpers import BASE_RUN, NEXT_RUN, JsonReader
 from tracegrade.report import RunReport, build_report, diff_runs, list_runs, to_json, to_junit
 from tracegrade.store import LocalReader
 

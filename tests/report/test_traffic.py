@@ -12,8 +12,8 @@ from google.adk.agents import LlmAgent
 from google.adk.runners import InMemoryRunner
 from google.genai import types
 
-from conftest import DATA
-from report.helpers import JsonReader, score_with
+from tests.report.helpers import JsonReader, score_with
+from tests.support.paths import DATA
 from tracegrade.capture import BlockingSpanProcessor
 from tracegrade.harness.replay import RUN_CONFIG
 from tracegrade.ingest import ingest_file

@@ -28,7 +28,7 @@ def _invocation(calls: Calls = (), final: str | None = None) -> Invocation:
 
 def adk_trajectory_scores(
     pairs: Sequence[tuple[Calls, Calls]], match_type: str, ignore_args: bool = False
-) -> list[float]:
+) -> list[float | None]:
     """Per-turn scores of ADK's TrajectoryEvaluator for (actual, expected) call lists."""
     criterion = ToolTrajectoryCriterion(
         threshold=1.0,
@@ -47,7 +47,7 @@ def adk_trajectory_scores(
     return [r.score for r in result.per_invocation_results]
 
 
-def adk_response_scores(pairs: Sequence[tuple[str, str]]) -> list[float]:
+def adk_response_scores(pairs: Sequence[tuple[str, str]]) -> list[float | None]:
     """Per-turn response_match_score of ADK's evaluator for (actual, reference) texts."""
     evaluator = RougeEvaluator(EvalMetric(metric_name="response_match_score", threshold=0.8))
     result = evaluator.evaluate_invocations(

@@ -8,10 +8,10 @@ from typing import Any
 
 import duckdb
 
+from tests.scoring.reference import Call
 from tracegrade.scoring.engine import run_metric
 from tracegrade.scoring.inputs import load_inputs
 from tracegrade.scoring.metrics import available_metrics
-from tracegrade.scoring.reference import Call
 
 SPECS = available_metrics()
 

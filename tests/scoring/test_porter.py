@@ -7,8 +7,8 @@ import itertools
 from hypothesis import given
 from hypothesis import strategies as st
 from nltk.stem.porter import PorterStemmer
-from text_strategies import SUFFIXES
 
+from tests.scoring.text_strategies import SUFFIXES
 from tracegrade.scoring import porter
 
 NLTK = PorterStemmer()  # the default NLTK_EXTENSIONS mode, as rouge-score builds it

@@ -6,12 +6,8 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scorer_inputs import SPECS, columns, details, load_trajectories, scores
 
-from tracegrade.scoring.canonical import canonical_args
-from tracegrade.scoring.engine import run_metric
-from tracegrade.scoring.inputs import load_inputs
-from tracegrade.scoring.reference import (
+from tests.scoring.reference import (
     Call,
     consecutive_repeats,
     cost_usd,
@@ -19,6 +15,10 @@ from tracegrade.scoring.reference import (
     repeated_calls,
     tool_efficiency,
 )
+from tests.scoring.scorer_inputs import SPECS, columns, details, load_trajectories, scores
+from tracegrade.scoring.canonical import canonical_args
+from tracegrade.scoring.engine import run_metric
+from tracegrade.scoring.inputs import load_inputs
 from tracegrade.store import connect
 
 _SHARED = connect(":memory:")
@@ -124,6 +124,7 @@ def test_cost_says_which_models_are_unpriced() -> None:
     )
     ((_, score, detail),) = run_metric(_SHARED, SPECS["cost_usd"])
     assert score is None
+    assert detail is not None
     assert '"priced_calls":1' in detail
     assert '"unpriced_models":["my-model"]' in detail
 

@@ -18,9 +18,10 @@ from google.genai import types
 from hypothesis import given
 from hypothesis import strategies as st
 from rouge_score.rouge_scorer import _create_ngrams, _score_ngrams
-from text_strategies import text_pairs, texts
 
-from tracegrade.scoring.text import rouge1_f, rouge_tokens, token_f1
+from tests.scoring.reference import rouge1_f, token_f1
+from tests.scoring.text_strategies import text_pairs, texts
+from tracegrade.scoring.text import rouge_tokens
 
 ADK_TOKENIZER = _UnicodeAwareTokenizer(use_stemmer=True)
 

@@ -1,5 +1,5 @@
 """The SQL side of the response metrics: the registered tokenizers and the macros of
-`queries/macros/10_text.sql`, against the pure-Python references in tracegrade.scoring.text."""
+`queries/macros/10_text.sql`, against the pure-Python references in tests/scoring/reference.py."""
 
 from __future__ import annotations
 
@@ -12,24 +12,19 @@ import duckdb
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from text_strategies import characters, text_pairs, texts, unicode_texts
 
+from tests.scoring.reference import rouge1_f, token_f1, unigram_f1
+from tests.scoring.text_strategies import characters, text_pairs, texts, unicode_texts
 from tracegrade._resources import queries_dir
-from tracegrade.scoring.text import (
-    register_text_functions,
-    rouge1_f,
-    rouge_tokens,
-    token_f1,
-    unigram_f1,
-    unigram_tokens,
-)
+from tracegrade.scoring.functions import register_functions
+from tracegrade.scoring.text import rouge_tokens, unigram_tokens
 
 tokens = st.lists(st.text(characters, max_size=3), max_size=40)
 
 
 def _connect() -> duckdb.DuckDBPyConnection:
     connection = duckdb.connect()
-    register_text_functions(connection)
+    register_functions(connection)
     connection.execute((queries_dir() / "macros" / "10_text.sql").read_text())
     return connection
 
@@ -106,9 +101,9 @@ def test_null_text_is_empty_and_scores_zero(con: duckdb.DuckDBPyConnection) -> N
 def test_registering_again_and_from_a_cursor_is_harmless(
     con: duckdb.DuckDBPyConnection,
 ) -> None:
-    register_text_functions(con)
+    register_functions(con)
     cursor = con.cursor()
-    register_text_functions(cursor)
+    register_functions(cursor)
     assert cursor.execute("SELECT tg_rouge_tokens('Sunny')").fetchall() == [(["sunni"],)]
 
 
@@ -116,8 +111,8 @@ def test_functions_outlive_the_connection_that_registered_them(tmp_path: Path) -
     # Connections to one file share registered functions (duckdb/duckdb-python#530).
     first = duckdb.connect(str(tmp_path / "shared.duckdb"))
     second = duckdb.connect(str(tmp_path / "shared.duckdb"))
-    register_text_functions(first)
-    register_text_functions(second)
+    register_functions(first)
+    register_functions(second)
     first.close()
     del first
     gc.collect()

@@ -7,13 +7,13 @@ from typing import Any
 
 import duckdb
 import pytest
-from adk_evaluators import adk_trajectory_scores
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scorer_inputs import details, load_trajectories, scores
 
+from tests.scoring.adk_evaluators import adk_trajectory_scores
+from tests.scoring.reference import Call, trajectory_score
+from tests.scoring.scorer_inputs import details, load_trajectories, scores
 from tracegrade.scoring.canonical import canonical_args
-from tracegrade.scoring.reference import Call, trajectory_score
 from tracegrade.store import connect
 
 ADK_TYPES = ("EXACT", "IN_ORDER", "ANY_ORDER")

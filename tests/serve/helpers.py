@@ -21,7 +21,7 @@ from typing import Any
 
 from opentelemetry.sdk.trace import ReadableSpan
 
-from otlp_helpers import otlp_request
+from tests.support.otlp import otlp_request
 
 TRACEGRADE = str(Path(sys.executable).with_name("tracegrade"))
 PROTOBUF = {"content-type": "application/x-protobuf"}

@@ -12,6 +12,7 @@ from typing import Any
 import duckdb
 import pytest
 
+from tracegrade.server import encoding
 from tracegrade.server import sql as sql_module
 from tracegrade.server.asgi import HttpApp, Message
 from tracegrade.server.messages import RequestHead, Response
@@ -103,7 +104,7 @@ def test_the_deadline_covers_encoding(
     queries: ReadOnlyQueries, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A slow encoder stands in for a huge answer, so the test does not hang on machine speed."""
-    real = sql_module.encode_row
+    real = encoding.encode_row
 
     def slow(row: tuple[Any, ...]) -> bytes:
         time.sleep(0.01)

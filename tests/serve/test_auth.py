@@ -14,8 +14,8 @@ from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExport
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2_grpc import TraceServiceStub
 from opentelemetry.sdk.trace.export import SpanExportResult
 
-from otlp_helpers import otlp_request
-from span_factory import adk_like_spans
+from tests.support.otlp import otlp_request
+from tests.support.span_factory import adk_like_spans
 from tracegrade.server.app import ServeError, check_exposure
 from tracegrade.server.config import ServeConfig
 
@@ -61,10 +61,10 @@ def test_the_right_token_is_let_in(guarded: Server) -> None:
 def test_grpc_needs_the_token_too(guarded: Server) -> None:
     message = otlp_request(adk_like_spans(1, seed=62))
     with grpc.insecure_channel(guarded.grpc_target) as channel:
-        stub = TraceServiceStub(channel)
+        stub = TraceServiceStub(channel)  # type: ignore[no-untyped-call]
         with pytest.raises(grpc.RpcError) as refused:
             stub.Export(message, timeout=10)
-        assert refused.value.code() is grpc.StatusCode.UNAUTHENTICATED  # type: ignore[attr-defined]
+        assert refused.value.code() is grpc.StatusCode.UNAUTHENTICATED
         stub.Export(message, timeout=10, metadata=[("authorization", f"Bearer {TOKEN}")])
 
 

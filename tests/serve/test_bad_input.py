@@ -8,7 +8,7 @@ import json
 import random
 import socket
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import grpc
 import pytest
@@ -18,8 +18,8 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2_grpc import TraceServiceStub
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 
-from otlp_helpers import otlp_json, otlp_request
-from span_factory import adk_like_spans
+from tests.support.otlp import otlp_json, otlp_request
+from tests.support.span_factory import adk_like_spans
 
 from .helpers import JSON, PROTOBUF, Server, protobuf, start_server
 
@@ -150,7 +150,7 @@ def zstd_bomb(size: int) -> bytes:
     return b"".join([*(compressor.compress(chunk) for _ in range(size >> 20)), compressor.flush()])
 
 
-BOMBS = {
+BOMBS: dict[str, tuple[Callable[[], bytes], str]] = {
     "gzip-one-stream-256MB": (lambda: gzip_bomb(256 << 20), "gzip"),
     "gzip-1024-members-1GB": (lambda: gzip.compress(bytes(1 << 20), 9) * 1024, "gzip"),
     "deflate-64MB": (lambda: deflate_bomb(64 << 20), "deflate"),
@@ -353,8 +353,8 @@ def test_grpc_bad_data_is_invalid_argument(small_server: Server, payload: bytes)
         )
         with pytest.raises(grpc.RpcError) as refused:
             export(payload, timeout=10)
-    assert refused.value.code() is grpc.StatusCode.INVALID_ARGUMENT  # type: ignore[attr-defined]
-    assert "protobuf" in refused.value.details()  # type: ignore[attr-defined]
+    assert refused.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+    assert "protobuf" in refused.value.details()
 
 
 def test_grpc_too_many_spans_is_invalid_argument(small_server: Server) -> None:
@@ -366,5 +366,5 @@ def test_grpc_too_many_spans_is_invalid_argument(small_server: Server) -> None:
         grpc.insecure_channel(small_server.grpc_target) as channel,
         pytest.raises(grpc.RpcError) as refused,
     ):
-        TraceServiceStub(channel).Export(request, timeout=10)
-    assert refused.value.code() is grpc.StatusCode.INVALID_ARGUMENT  # type: ignore[attr-defined]
+        TraceServiceStub(channel).Export(request, timeout=10)  # type: ignore[no-untyped-call]
+    assert refused.value.code() is grpc.StatusCode.INVALID_ARGUMENT

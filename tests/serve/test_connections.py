@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from span_factory import adk_like_spans
+from tests.support.span_factory import adk_like_spans
 
 from .helpers import PROTOBUF, Server, protobuf, request, start_server
 

@@ -6,7 +6,7 @@ import threading
 import time
 from pathlib import Path
 
-from span_factory import adk_like_spans
+from tests.support.span_factory import adk_like_spans
 
 from .helpers import PROTOBUF, ids_of, protobuf, start_server
 

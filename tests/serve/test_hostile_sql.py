@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from conftest import DATA
-from hostile_sql import CONDITIONS, QUERIES, SECRET_TEXT, fill, make_secret
-from span_factory import adk_like_spans
+from tests.support.hostile_sql import CONDITIONS, QUERIES, SECRET_TEXT, fill, make_secret
+from tests.support.paths import DATA
+from tests.support.span_factory import adk_like_spans
 
 from .helpers import JSON, PROTOBUF, Server, protobuf, start_server
 

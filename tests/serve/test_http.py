@@ -5,7 +5,7 @@ from __future__ import annotations
 import http.client
 import socket
 
-from span_factory import adk_like_spans
+from tests.support.span_factory import adk_like_spans
 
 from .helpers import PROTOBUF, Server, protobuf, request
 

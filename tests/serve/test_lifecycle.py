@@ -9,7 +9,7 @@ import threading
 import time
 from pathlib import Path
 
-from span_factory import adk_like_spans
+from tests.support.span_factory import adk_like_spans
 from tracegrade.remote import RemoteDatabase, find_server, sidecar_path
 from tracegrade.store import connect
 

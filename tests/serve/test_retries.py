@@ -7,7 +7,7 @@ import socket
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from span_factory import adk_like_spans
+from tests.support.span_factory import adk_like_spans
 
 from .helpers import PROTOBUF, Server, ids_of, protobuf
 

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from conftest import DATA
+from tests.support.paths import DATA
 
 from .helpers import JSON, Reply, Server, start_server
 
 SCORE_TIMEOUT_S = 4
 # Runs for hours: the uncorrelated subquery is computed once, before any turn is selected.
-ENDLESS = {
+ENDLESS: dict[str, object] = {
     "where": "(SELECT count(*) FROM range(1000000000) a, range(1000000) b "
     "WHERE a.range * b.range = 7) >= 0"
 }

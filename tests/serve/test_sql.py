@@ -8,7 +8,7 @@ import time
 import duckdb
 import pytest
 
-from span_factory import adk_like_spans
+from tests.support.span_factory import adk_like_spans
 from tracegrade.remote import RemoteDatabase, RemoteError
 from tracegrade.server.sql import ReadOnlyQueries, SqlFailed
 from tracegrade.store.readonly import lock_down

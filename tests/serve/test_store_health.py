@@ -6,7 +6,7 @@ from __future__ import annotations
 import resource
 from pathlib import Path
 
-from span_factory import adk_like_spans
+from tests.support.span_factory import adk_like_spans
 
 from .helpers import PROTOBUF, protobuf, start_server
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from hostile_sql import CONDITIONS, QUERIES, SECRET_TEXT, fill, make_secret
+from tests.support.hostile_sql import CONDITIONS, QUERIES, SECRET_TEXT, fill, make_secret
 from tracegrade.errors import DatabaseError
 from tracegrade.store.readonly import (
     QueryRefused,

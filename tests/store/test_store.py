@@ -9,11 +9,11 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from tests.support.views import VIEWS
 from tracegrade._resources import sql_files
 from tracegrade.errors import DatabaseError, DatabaseLockedError
 from tracegrade.store import connect, resolve_path
 from tracegrade.store.migrations import MIGRATIONS_TABLE, migrate
-from views_list import VIEWS
 
 
 def test_migrations_are_recorded_and_run_once(db_path: Path) -> None:

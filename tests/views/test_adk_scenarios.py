@@ -14,8 +14,8 @@ from typing import Any
 import duckdb
 import pytest
 
-from adk_run import OracleTurn, adk_settings, oracle, run_scenario
-from scenarios import SCENARIOS
+from tests.support.adk_run import OracleTurn, adk_settings, oracle, run_scenario
+from tests.support.scenarios import SCENARIOS
 from tracegrade.capture import BlockingSpanProcessor
 from tracegrade.store import SpanWriter
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from conftest import DATA
+from tests.support.paths import DATA
 from tracegrade.ingest import ingest_file
 from tracegrade.store import SpanWriter
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tracegrade.report import explain
-from tracegrade.report.formatting import comparator, num
+from tracegrade.report.values import comparator, num
 
 if TYPE_CHECKING:
     from tracegrade.pytest_plugin.results import EvalCaseResult, EvalRunResult

@@ -3,6 +3,11 @@
 Everything here reads through a `Reader`, so it works on the DuckDB file or through a
 `tracegrade serve` that owns it, and returns objects or strings: the CLI writes them.
 
+One naming rule: `<kind>.py` builds a report of that kind from the database (pydantic
+models, no formatting), `<kind>_<format>.py` renders one (`_text` for people, `_json`,
+`_junit`). The kinds are `run`, `diff`, `traffic` and `runs`; `models`, `queries`,
+`summary`, `explain` and `values` are the parts they share.
+
     report = build_report(reader, run_id=...)      # the latest scoring of the run
     render_terminal(report) / to_json(report) / to_junit(report)
     render_diff(diff_runs(reader, base_run_id, new_run_id))   # .regressed: exit 1
@@ -10,17 +15,18 @@ Everything here reads through a `Reader`, so it works on the DuckDB file or thro
     render_traffic(build_traffic_report(reader, scoring_id))
 """
 
-from tracegrade.report.build import build_report
 from tracegrade.report.diff import CaseChange, CaseDiff, DiffTolerances, RunDiff, diff_runs
-from tracegrade.report.diff_render import render_diff
-from tracegrade.report.json_report import to_json
-from tracegrade.report.junit import to_junit
+from tracegrade.report.diff_text import render_diff
 from tracegrade.report.models import CaseReport, RepeatReport, RunReport, TurnReport
 from tracegrade.report.queries import ReportError
-from tracegrade.report.runs import RunSummary, list_runs, render_runs
-from tracegrade.report.terminal import render_terminal
+from tracegrade.report.run import build_report
+from tracegrade.report.run_json import to_json
+from tracegrade.report.run_junit import to_junit
+from tracegrade.report.run_text import render_terminal
+from tracegrade.report.runs import RunSummary, list_runs
+from tracegrade.report.runs_text import render_runs
 from tracegrade.report.traffic import TrafficReport, TrafficRow, build_traffic_report
-from tracegrade.report.traffic_render import render_traffic
+from tracegrade.report.traffic_text import render_traffic
 
 __all__ = [
     "CaseChange",

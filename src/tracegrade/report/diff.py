@@ -14,9 +14,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tracegrade.report.build import build_report
-from tracegrade.report.formatting import ms, usd
 from tracegrade.report.models import CaseReport, TurnReport
+from tracegrade.report.run import build_report
+from tracegrade.report.values import ms, usd
 from tracegrade.store.reader import Reader
 
 ChangeKind = Literal[

@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 
-from tracegrade.report.formatting import num, plural
 from tracegrade.report.models import (
     Criterion,
     EvalSetInfo,
@@ -16,7 +15,7 @@ from tracegrade.report.models import (
     TurnReport,
 )
 from tracegrade.report.queries import Row, iso_utc
-from tracegrade.report.values import as_dict, as_float, as_int, as_list, as_str
+from tracegrade.report.values import as_dict, as_float, as_int, as_list, as_str, num, plural
 from tracegrade.scoring.metrics import available_metrics
 
 

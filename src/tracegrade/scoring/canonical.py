@@ -3,7 +3,8 @@
 ADK compares arguments with Python `==` on decoded JSON: key order does not matter,
 `3 == 3.0` and `True == 1`, while `"3" != 3` and list order matters. The canonical form
 makes exactly those values equal as strings: keys sorted, whole-number floats written as
-integers, booleans as 0/1, everything else as is. SQL compares the strings.
+integers, booleans as 0/1, everything else as is. SQL compares the strings
+(`tg_canonical_json`, registered in functions.py).
 """
 
 from __future__ import annotations
@@ -11,10 +12,6 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 from typing import Any
-
-import duckdb
-from duckdb.func import SPECIAL
-from duckdb.sqltypes import VARCHAR
 
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode
 
@@ -45,20 +42,3 @@ def canonical_json(text: str | None) -> str | None:
         return canonical_args(json.loads(text))
     except ValueError:
         return _dumps(text)
-
-
-def register_canonical_function(connection: duckdb.DuckDBPyConnection) -> None:
-    """`tg_canonical_json(VARCHAR) -> VARCHAR` on this connection (idempotent)."""
-    registered = connection.execute(
-        "SELECT 1 FROM duckdb_functions() WHERE function_name = 'tg_canonical_json'"
-    ).fetchall()
-    if registered:
-        return
-    connection.create_function(
-        "tg_canonical_json",
-        canonical_json,
-        [VARCHAR],
-        VARCHAR,
-        null_handling=SPECIAL,
-        side_effects=False,
-    )

@@ -11,15 +11,31 @@ ignores, so one file serves both tools:
                     "prices": {"my-model": {"input": 0.3, "output": 2.5}}}}
 
 Our metrics may also sit in `criteria` directly when the file is not shared with ADK.
+
+The file's parts are pydantic models read as every ADK file is (`FileModel`: snake_case or
+camelCase keys); a metric with settings of its own gets a `CriterionEntry` subclass in
+`ENTRY_MODELS`. Whatever is wrong surfaces as one `ConfigError` naming the field:
+`criteria.latency.p95: expected a number, got 'fast'`.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Annotated, Any, Literal, Self, TypeVar
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic.alias_generators import to_snake
+from pydantic_core import ErrorDetails
 
 from tracegrade.errors import ConfigError
+from tracegrade.evalset.content import FileModel
 from tracegrade.scoring.metrics import MetricSpec, resolve_name
 
 ADK_DEFAULT_CRITERIA: dict[str, Any] = {
@@ -43,168 +59,227 @@ JUDGE_METRICS = frozenset(
         "per_turn_user_simulator_quality_v1",
     }
 )
-
-# Fields of ADK's BaseCriterion that mean nothing to our scorers; accepted and ignored.
-_ADK_BASE_FIELDS = frozenset({"include_intermediate_responses_in_final", "judge_model_options"})
-_GATES = ("threshold", "max", "p50", "p95")
-_TRAJECTORY_OPTIONS = frozenset(
-    {"match_type", "ignore_args", "args_match", "args_match_per_tool", "unordered_parallel_calls"}
-)
+JUDGE_REASON = "needs an LLM judge or Vertex AI, which tracegrade does not run"
 MATCH_TYPES = ("EXACT", "IN_ORDER", "ANY_ORDER", "SUBSET", "SUPERSET", "PRECISION", "RECALL")
 ARG_MODES = ("EXACT", "SUBSET", "IGNORE")
 
+_M = TypeVar("_M", bound=BaseModel)
 
-@dataclass(frozen=True)
-class Criterion:
+Number = Annotated[float, Field(strict=True)]
+"""A JSON number; true, false and numeric strings are refused."""
+
+
+class Criterion(BaseModel):
     """One gating metric. `threshold`: the case mean must reach it (or, for lower-is-better
     metrics, stay at or under it); `max`: every turn at or under it; `p50`/`p95`: the run's
-    percentile at or under it."""
+    percentile at or under it. `options` reach the metric's SQL as `tg_options`."""
+
+    model_config = ConfigDict(frozen=True)
 
     metric: str
     threshold: float | None = None
     max: float | None = None
     p50: float | None = None
     p95: float | None = None
-    options: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, Any] = Field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class RepeatPolicy:
+class RepeatPolicy(BaseModel):
     """How a case's repeats decide it: all must pass, a majority, or at least `k`
     (applied in queries/scoring/03_levels.sql)."""
+
+    model_config = ConfigDict(frozen=True)
 
     kind: Literal["all", "majority", "at_least"] = "all"
     k: int = 1
 
 
-@dataclass(frozen=True)
-class ScoringConfig:
+class ScoringConfig(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
     criteria: dict[str, Criterion]
-    not_evaluated: dict[str, str] = field(default_factory=dict)
+    not_evaluated: dict[str, str] = Field(default_factory=dict)
     repeat_policy: RepeatPolicy = RepeatPolicy()
     max_error_rate: float = 0.0
-    prices: dict[str, dict[str, float]] = field(default_factory=dict)
+    prices: dict[str, dict[str, float]] = Field(default_factory=dict)
+
+
+class CriterionEntry(FileModel):
+    """A metric's object in `criteria`: its gates, and the fields of ADK's BaseCriterion,
+    which are accepted and mean nothing to a SQL scorer."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    threshold: Number | None = None
+    max: Number | None = None
+    p50: Number | None = None
+    p95: Number | None = None
+    include_intermediate_responses_in_final: Any = None
+    judge_model_options: Any = None
+
+    def options(self) -> dict[str, Any]:
+        """What the metric's SQL reads from `tg_options`."""
+        return {}
+
+
+class TrajectoryEntry(CriterionEntry):
+    """`tool_trajectory_avg_score`: ADK's ToolTrajectoryCriterion, and argument modes."""
+
+    match_type: str = "EXACT"
+    ignore_args: bool = False
+    args_match: Any = None
+    args_match_per_tool: dict[str, Any] = Field(default_factory=dict)
+    unordered_parallel_calls: bool = False
+
+    @field_validator("match_type", mode="before")
+    @classmethod
+    def _spelled_as_adk_allows(cls, value: Any) -> str:
+        spelled = str(value).strip().upper().replace("-", "_").replace(" ", "_")
+        if spelled not in MATCH_TYPES:
+            raise ValueError(f"{value!r} is not one of {', '.join(MATCH_TYPES)}")
+        return spelled
+
+    @model_validator(mode="after")
+    def _known_argument_modes(self) -> Self:
+        for mode in [self._args_mode(), *self.args_match_per_tool.values()]:
+            if str(mode).upper() not in ARG_MODES:
+                raise ValueError(f"argument match {mode!r} is not one of {', '.join(ARG_MODES)}")
+        return self
+
+    def _args_mode(self) -> str:
+        return str(self.args_match or ("IGNORE" if self.ignore_args else "EXACT")).upper()
+
+    def options(self) -> dict[str, Any]:
+        given = {"ignore_args": self.ignore_args} if "ignore_args" in self.model_fields_set else {}
+        per_tool = {tool: str(mode).upper() for tool, mode in self.args_match_per_tool.items()}
+        return {
+            **given,
+            "match_type": self.match_type,
+            "args_match": self._args_mode(),
+            "args_match_per_tool": per_tool,
+            "unordered_parallel_calls": self.unordered_parallel_calls,
+        }
+
+
+ENTRY_MODELS: dict[str, type[CriterionEntry]] = {"tool_trajectory_avg_score": TrajectoryEntry}
+"""Metrics whose criterion object has settings beyond the gates."""
+
+
+def _repeat_policy(value: Any) -> Any:
+    if value in ("all", "majority"):
+        return RepeatPolicy(kind=value)
+    if isinstance(value, dict) and set(value) == {"at_least"}:
+        k = value["at_least"]
+        if isinstance(k, int) and not isinstance(k, bool) and k >= 1:
+            return RepeatPolicy(kind="at_least", k=k)
+    raise ValueError(f"{value!r} must be 'all', 'majority' " + 'or {"at_least": k} with k >= 1')
+
+
+def _rate(value: Any) -> Any:
+    if isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= 1:
+        return value
+    raise ValueError(f"{value!r} must be a number from 0 to 1")
+
+
+def _price(value: Any) -> Any:
+    if not isinstance(value, dict) or not {"input", "output"} <= value.keys():
+        raise ValueError("needs 'input' and 'output' (USD per 1M tokens)")
+    return value
+
+
+class TracegradeSection(FileModel):
+    """The file's `tracegrade` object, which ADK ignores."""
+
+    criteria: dict[str, Any] = Field(default_factory=dict)
+    repeat_policy: Annotated[RepeatPolicy, BeforeValidator(_repeat_policy)] = RepeatPolicy()
+    max_error_rate: Annotated[float, BeforeValidator(_rate)] = 0.0
+    prices: dict[str, Annotated[dict[str, Number], BeforeValidator(_price)]] = Field(
+        default_factory=dict
+    )
+
+
+class CriteriaFile(FileModel):
+    """A test_config.json; criteria values are read per metric (`parse_criterion`)."""
+
+    criteria: dict[str, Any] = Field(default_factory=dict)
+    tracegrade: TracegradeSection = TracegradeSection()
 
 
 def parse_config(raw: dict[str, Any] | None, specs: dict[str, MetricSpec]) -> ScoringConfig:
     """A test_config.json document (None: ADK's defaults) into a `ScoringConfig`."""
-    raw = raw or {"criteria": ADK_DEFAULT_CRITERIA}
-    ours = _object(raw.get("tracegrade", {}), "tracegrade")
-    entries = {**_object(raw.get("criteria", {}), "criteria")}
-    for name, value in _object(ours.get("criteria", {}), "tracegrade.criteria").items():
-        if name in entries:
-            raise ConfigError(f"criteria: '{name}' is set both in criteria and tracegrade.criteria")
-        entries[name] = value
+    document = _validated(CriteriaFile, raw or {"criteria": ADK_DEFAULT_CRITERIA}, "")
+    ours = document.tracegrade
+    twice = [name for name in ours.criteria if name in document.criteria]
+    if twice:
+        raise ConfigError(f"criteria: '{twice[0]}' is set both in criteria and tracegrade.criteria")
     criteria: dict[str, Criterion] = {}
     skipped: dict[str, str] = {}
-    for name, value in entries.items():
+    for name, value in {**document.criteria, **ours.criteria}.items():
         if name in JUDGE_METRICS:
-            skipped[name] = "needs an LLM judge or Vertex AI, which tracegrade does not run"
+            skipped[name] = JUDGE_REASON
             continue
         metric = resolve_name(name, specs)
         if metric is None:
-            known = ", ".join(sorted(specs))
-            raise ConfigError(f"criteria: unknown metric '{name}' (known: {known})")
+            raise ConfigError(
+                f"criteria: unknown metric '{name}' (known: {', '.join(sorted(specs))})"
+            )
         criteria[metric] = parse_criterion(metric, value, specs[metric])
     return ScoringConfig(
         criteria=criteria,
         not_evaluated=skipped,
-        repeat_policy=_repeat_policy(ours.get("repeat_policy", "all")),
-        max_error_rate=_rate(ours.get("max_error_rate", 0.0)),
-        prices=_prices(ours.get("prices", {})),
+        repeat_policy=ours.repeat_policy,
+        max_error_rate=ours.max_error_rate,
+        prices=ours.prices,
     )
 
 
 def parse_criterion(metric: str, value: Any, spec: MetricSpec) -> Criterion:
+    """One metric's value in `criteria`: a bare number (a threshold, or a budget for a
+    lower-is-better metric) or an object."""
     if isinstance(value, bool) or not isinstance(value, int | float | dict):
         raise ConfigError(f"criteria.{metric}: expected a number or an object, got {value!r}")
     if not isinstance(value, dict):
-        if spec.better == "higher":
-            return Criterion(metric, threshold=float(value))
-        return Criterion(metric, max=float(value))
-    fields = {_snake(k): v for k, v in value.items()}
-    gates = {k: _number(metric, k, fields.pop(k)) for k in _GATES if k in fields}
-    for key in _ADK_BASE_FIELDS:
-        fields.pop(key, None)
-    options = _trajectory_options(metric, fields) if metric == "tool_trajectory_avg_score" else {}
-    if fields.keys() - options.keys():
-        unknown = ", ".join(sorted(fields.keys() - options.keys()))
-        raise ConfigError(f"criteria.{metric}: unknown setting {unknown}")
-    if not gates:
+        gate = "threshold" if spec.better == "higher" else "max"
+        return Criterion(metric=metric, **{gate: float(value)})
+    entry = _validated(ENTRY_MODELS.get(metric, CriterionEntry), value, f"criteria.{metric}")
+    gates = {g: getattr(entry, g) for g in ("threshold", "max", "p50", "p95")}
+    if all(bound is None for bound in gates.values()):
         raise ConfigError(f"criteria.{metric}: give a threshold (or max, p50, p95)")
-    return Criterion(metric, options=options, **gates)
+    return Criterion(metric=metric, options=entry.options(), **gates)
 
 
-def _trajectory_options(metric: str, fields: dict[str, Any]) -> dict[str, Any]:
-    options = {k: fields[k] for k in _TRAJECTORY_OPTIONS if k in fields}
-    match_type = (
-        str(options.get("match_type", "EXACT")).strip().upper().replace("-", "_").replace(" ", "_")
-    )
-    if match_type not in MATCH_TYPES:
-        raise ConfigError(
-            f"criteria.{metric}.match_type: {options['match_type']!r} "
-            f"is not one of {', '.join(MATCH_TYPES)}"
+def _validated(model: type[_M], value: Any, where: str) -> _M:
+    try:
+        return model.model_validate(value)
+    except ValidationError as exc:
+        raise _config_error(exc.errors(), where) from None
+
+
+def _config_error(errors: list[ErrorDetails], where: str) -> ConfigError:
+    """The first problem pydantic found, as one line: `path.to.field: what is wrong`."""
+    first = errors[0]
+    path = ".".join(filter(None, [where, *map(str, first["loc"])]))
+    if first["type"] == "extra_forbidden":
+        # Every unknown key of that object at once, named as in ADK's snake_case.
+        parent = first["loc"][:-1]
+        unknown = sorted(
+            to_snake(str(e["loc"][-1]))
+            for e in errors
+            if e["type"] == "extra_forbidden" and e["loc"][:-1] == parent
         )
-    args_match = str(
-        options.get("args_match", "IGNORE" if options.get("ignore_args") else "EXACT")
-    ).upper()
-    per_tool = options.get("args_match_per_tool", {})
-    for mode in [args_match, *per_tool.values()]:
-        if str(mode).upper() not in ARG_MODES:
-            raise ConfigError(
-                f"criteria.{metric}: argument match {mode!r} is not one of {', '.join(ARG_MODES)}"
-            )
-    return {
-        **options,
-        "match_type": match_type,
-        "args_match": args_match,
-        "args_match_per_tool": {tool: str(mode).upper() for tool, mode in per_tool.items()},
-        "unordered_parallel_calls": bool(options.get("unordered_parallel_calls", False)),
-    }
+        path = ".".join(filter(None, [where, *map(str, parent)]))
+        return ConfigError(f"{path}: unknown setting {', '.join(unknown)}")
+    return ConfigError(f"{path}: {_problem(first)}")
 
 
-def _repeat_policy(value: Any) -> RepeatPolicy:
-    if value in ("all", "majority"):
-        return RepeatPolicy(value)
-    if isinstance(value, dict) and set(value) == {"at_least"}:
-        k = value["at_least"]
-        if isinstance(k, int) and not isinstance(k, bool) and k >= 1:
-            return RepeatPolicy("at_least", k)
-    raise ConfigError(
-        f"tracegrade.repeat_policy: {value!r} must be 'all', 'majority' "
-        'or {"at_least": k} with k >= 1'
-    )
-
-
-def _rate(value: Any) -> float:
-    if isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= 1:
-        return float(value)
-    raise ConfigError(f"tracegrade.max_error_rate: {value!r} must be a number from 0 to 1")
-
-
-def _prices(value: Any) -> dict[str, dict[str, float]]:
-    prices = _object(value, "tracegrade.prices")
-    for model, entry in prices.items():
-        if not isinstance(entry, dict) or not {"input", "output"} <= entry.keys():
-            raise ConfigError(
-                f"tracegrade.prices.{model}: needs 'input' and 'output' (USD per 1M tokens)"
-            )
-        for key, number in entry.items():
-            _number(f"prices.{model}", key, number)
-    return prices
-
-
-def _number(metric: str, key: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ConfigError(f"criteria.{metric}.{key}: expected a number, got {value!r}")
-    return float(value)
-
-
-def _object(value: Any, where: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise ConfigError(f"{where}: expected an object, got {type(value).__name__}")
-    return value
-
-
-def _snake(key: str) -> str:
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", key).lower()
+def _problem(error: ErrorDetails) -> str:
+    kind, value = error["type"], error["input"]
+    if kind == "value_error":
+        return str(error.get("ctx", {}).get("error", error["msg"]))
+    if kind in ("float_type", "float_parsing", "finite_number"):
+        return f"expected a number, got {value!r}"
+    if kind in ("dict_type", "model_type", "model_attributes_type"):
+        return f"expected an object, got {type(value).__name__}"
+    if kind in ("bool_type", "bool_parsing"):
+        return f"expected true or false, got {value!r}"
+    return str(error["msg"])

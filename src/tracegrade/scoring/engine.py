@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Iterable
-from dataclasses import asdict
 from typing import Any
 
 import duckdb
@@ -180,15 +179,7 @@ def _record(
 ) -> None:
     from tracegrade import __version__
 
-    config_json = json.dumps(
-        {
-            "criteria": {k: asdict(v) for k, v in config.criteria.items()},
-            "not_evaluated": config.not_evaluated,
-            "repeat_policy": asdict(config.repeat_policy),
-            "max_error_rate": config.max_error_rate,
-            "prices": config.prices,
-        }
-    )
+    config_json = json.dumps(config.model_dump())  # criteria, not_evaluated, repeat_policy, ...
     connection.execute(
         "INSERT INTO scorings (scoring_id, run_id, selection, config, turns, error_rate, verdict, "
         "exit_code, tracegrade_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",

@@ -1,17 +1,74 @@
-"""The Python functions SQL scorers call, registered on a connection."""
+"""Every Python function SQL can call, registered on a connection in one place.
+
+    tg_canonical_json(VARCHAR) -> VARCHAR                   canonical.canonical_json
+    tg_rouge_tokens(VARCHAR) -> VARCHAR[]                   text.rouge_tokens
+    tg_unigram_tokens(VARCHAR) -> VARCHAR[]                 text.unigram_tokens
+    tg_rouge_counts(VARCHAR, VARCHAR) -> COUNTS_TYPE        overlap.rouge_counts
+    tg_unigram_counts(VARCHAR, VARCHAR) -> COUNTS_TYPE      overlap.unigram_counts
+
+Each is called on NULL too (it decides what NULL means: no args stays NULL, no text is
+empty text) and has no side effects, so DuckDB may reuse a result for equal inputs.
+
+The functions are module-level on purpose. DuckDB registers a Python function in the
+database instance, which every connection to the same file in this process shares, yet
+holds no reference to it: a function object owned only by a closed connection would be
+called after it is freed (duckdb/duckdb-python#530).
+"""
 
 from __future__ import annotations
 
-import duckdb
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
-from tracegrade.scoring.canonical import register_canonical_function
-from tracegrade.scoring.overlap import register_overlap_functions
-from tracegrade.scoring.text import register_text_functions
+import duckdb
+from duckdb.func import SPECIAL
+from duckdb.sqltypes import BIGINT, VARCHAR, DuckDBPyType
+
+from tracegrade.scoring.canonical import canonical_json
+from tracegrade.scoring.overlap import rouge_counts, unigram_counts
+from tracegrade.scoring.text import rouge_tokens, unigram_tokens
+
+COUNTS_TYPE = duckdb.struct_type({"overlap": BIGINT, "actual": BIGINT, "reference": BIGINT})
+"""What the counting functions return: `overlap.Counts`, a tuple, arrives as this STRUCT."""
+
+_TOKENS = duckdb.list_type(VARCHAR)
+
+
+class _Function(NamedTuple):
+    name: str
+    function: Callable[..., Any]
+    parameters: list[DuckDBPyType]
+    returns: DuckDBPyType
+
+
+FUNCTIONS = (
+    _Function("tg_canonical_json", canonical_json, [VARCHAR], VARCHAR),
+    _Function("tg_rouge_tokens", rouge_tokens, [VARCHAR], _TOKENS),
+    _Function("tg_unigram_tokens", unigram_tokens, [VARCHAR], _TOKENS),
+    _Function("tg_rouge_counts", rouge_counts, [VARCHAR, VARCHAR], COUNTS_TYPE),
+    _Function("tg_unigram_counts", unigram_counts, [VARCHAR, VARCHAR], COUNTS_TYPE),
+)
 
 
 def register_functions(connection: duckdb.DuckDBPyConnection) -> None:
-    """tg_canonical_json, tg_rouge_tokens, tg_unigram_tokens, tg_rouge_counts and
-    tg_unigram_counts (idempotent)."""
-    register_canonical_function(connection)
-    register_text_functions(connection)
-    register_overlap_functions(connection)
+    """Register every function in FUNCTIONS on `connection`; calling again is harmless."""
+    # Registered already through this connection, a cursor of it, or another connection to
+    # the same file: DuckDB would refuse a second registration.
+    names = [f.name for f in FUNCTIONS]
+    registered = {
+        row[0]
+        for row in connection.execute(
+            "SELECT function_name FROM duckdb_functions() WHERE list_contains(?, function_name)",
+            [names],
+        ).fetchall()
+    }
+    for udf in FUNCTIONS:
+        if udf.name not in registered:
+            connection.create_function(
+                udf.name,
+                udf.function,
+                list[Any](udf.parameters),  # DuckDB's stub wants a list of a wider union
+                udf.returns,
+                null_handling=SPECIAL,
+                side_effects=False,
+            )

@@ -1,27 +1,23 @@
-"""Tokenizers and F-measures behind the response metrics, as ADK computes them.
+"""Tokenizers behind the response metrics, as ADK tokenizes.
 
 `response_match_score` is ADK's ROUGE-1 F-measure over the tokens of
 `google.adk.evaluation.final_response_match_v1._UnicodeAwareTokenizer`, which stems through
 rouge-score and nltk; `rouge_tokens` reproduces those tokens exactly without either.
 `response_unigram_f1` uses `unigram_tokens`, deliberately plainer.
 
-SQL does the scoring (`queries/macros/10_text.sql`); the tokenizers reach SQL through
-`register_text_functions`, and the F-measures here are the pure-Python references the
-macros are tested against.
+SQL does the scoring (`queries/macros/10_text.sql`): the tokenizers reach it as
+`tg_rouge_tokens` / `tg_unigram_tokens` (functions.py), and the token counting of the
+scorers goes through overlap.py. The pure-Python F-measures the SQL is tested against live
+with the tests (tests/scoring/reference.py).
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from functools import lru_cache
 from typing import TypeVar
-
-import duckdb
-from duckdb.func import SPECIAL
-from duckdb.sqltypes import VARCHAR
 
 from tracegrade.scoring import porter
 
@@ -34,49 +30,25 @@ _ASCII_WORDS = {code: chr(code).lower() if chr(code).isalnum() else " " for code
 _K = TypeVar("_K", str, int)
 
 
-def rouge_tokens(text: str) -> list[str]:
+def rouge_tokens(text: str | None) -> list[str]:
     """The tokens ADK's `response_match_score` (ROUGE-1) compares for `text`.
 
     NFKC-normalised and lower-cased; every character that is not alphanumeric or a
     combining mark separates words; CJK characters are one token each; Thai, Lao, Khmer and
     Myanmar split into grapheme clusters; all-ASCII words longer than three characters are
-    Porter-stemmed; other words are kept whole (accents and all).
+    Porter-stemmed; other words are kept whole (accents and all). None (a turn without
+    final text) is empty text, which ADK scores 0.0.
     """
-    return list(_rouge_tokens(text))
+    return [] if text is None else list(_rouge_tokens(text))
 
 
-def unigram_tokens(text: str) -> list[str]:
+def unigram_tokens(text: str | None) -> list[str]:
     """Runs of ASCII letters and digits, lower-cased: `response_unigram_f1`'s tokens.
 
     Only ASCII is case-folded, so SQL's `lower()` would give the same tokens as Python's.
+    None is empty text.
     """
-    return list(_unigram_tokens(text))
-
-
-def token_f1(actual: Sequence[str], reference: Sequence[str]) -> float:
-    """ROUGE-1's F-measure of two token lists, with rouge-score's arithmetic.
-
-    Overlap is clipped (a token counts as often as it occurs on both sides);
-    P = overlap / len(actual), R = overlap / len(reference), F = 2PR / (P + R), and 0.0
-    without overlap, which includes either side being empty.
-    """
-    reference_counts = Counter(reference)
-    overlap = sum(min(n, reference_counts[token]) for token, n in Counter(actual).items())
-    if not overlap:
-        return 0.0
-    precision = overlap / len(actual)
-    recall = overlap / len(reference)
-    return 2 * precision * recall / (precision + recall)
-
-
-def rouge1_f(actual: str, reference: str) -> float:
-    """ADK's `response_match_score` for one turn: ROUGE-1 F of actual vs reference text."""
-    return token_f1(_rouge_tokens(actual), _rouge_tokens(reference))
-
-
-def unigram_f1(actual: str, reference: str) -> float:
-    """`response_unigram_f1` for one turn: the same F-measure over `unigram_tokens`."""
-    return token_f1(unigram_tokens(actual), unigram_tokens(reference))
+    return [] if text is None else list(_unigram_tokens(text))
 
 
 class _Memo(dict[_K, str]):
@@ -164,45 +136,3 @@ def unigram_words(text: str) -> tuple[str, ...]:
 # filled with texts seen once only churns (~3 µs a turn, measured).
 _rouge_tokens = lru_cache(maxsize=1 << 16)(rouge_words)
 _unigram_tokens = lru_cache(maxsize=1 << 16)(unigram_words)
-
-
-def register_text_functions(con: duckdb.DuckDBPyConnection) -> None:
-    """Register `tg_rouge_tokens(VARCHAR)` and `tg_unigram_tokens(VARCHAR)` on `con`.
-
-    Both return VARCHAR[]. NULL (a turn without final text) gives an empty list, so it
-    scores 0.0 as ADK scores a missing final response. Calling again is harmless.
-    """
-    _register(con, "tg_rouge_tokens", _rouge_tokens_udf)
-    _register(con, "tg_unigram_tokens", _unigram_tokens_udf)
-
-
-# The UDFs are module-level on purpose. DuckDB registers a Python function in the database
-# instance, which every connection to the same file in this process shares, yet holds no
-# reference to it: a function object owned only by a closed connection would be called
-# after it is freed (duckdb/duckdb-python#530).
-def _rouge_tokens_udf(text: str | None) -> list[str]:
-    return [] if text is None else list(_rouge_tokens(text))
-
-
-def _unigram_tokens_udf(text: str | None) -> list[str]:
-    return [] if text is None else list(_unigram_tokens(text))
-
-
-def _register(
-    con: duckdb.DuckDBPyConnection, name: str, udf: Callable[[str | None], list[str]]
-) -> None:
-    # Registered already through this connection, a cursor of it, or another connection to
-    # the same file: DuckDB would refuse a second registration.
-    exists = con.execute(
-        "SELECT 1 FROM duckdb_functions() WHERE function_name = ?", [name]
-    ).fetchall()
-    if exists:
-        return
-    con.create_function(
-        name,
-        udf,
-        [VARCHAR],
-        duckdb.list_type(VARCHAR),
-        null_handling=SPECIAL,  # call the function on NULL instead of returning NULL
-        side_effects=False,  # the same text gives the same tokens: DuckDB may reuse results
-    )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -41,15 +41,15 @@ class ScriptedLlm(BaseLlm):
 
     @classmethod
     def from_responses(
-        cls, responses: Sequence[dict[str, Any]], model: str = "scripted"
+        cls, responses: Sequence[Mapping[str, Any]], model: str = "scripted"
     ) -> ScriptedLlm:
-        return cls(model=model, script=parse_script({"responses": list(responses)}))
+        return cls(model=model, script=parse_script({"responses": [dict(r) for r in responses]}))
 
     @classmethod
     def by_user_text(
-        cls, turns: dict[str, Sequence[dict[str, Any]]], model: str = "scripted"
+        cls, turns: Mapping[str, Sequence[Mapping[str, Any]]], model: str = "scripted"
     ) -> ScriptedLlm:
-        script = parse_script({"by_user_text": {k: list(v) for k, v in turns.items()}})
+        script = parse_script({"by_user_text": {k: [dict(r) for r in v] for k, v in turns.items()}})
         return cls(model=model, script=script)
 
     def reset(self) -> None:

@@ -54,7 +54,7 @@ RUN_GAP_NS = 300_000_000_000  # the second run starts five minutes after the fir
 # Repeated on every model call, read by no view or scorer: two thirds of the file.
 BULKY = frozenset({"gen_ai.tool.definitions", "gen_ai.system_instructions"})
 
-sys.path[:0] = [str(ROOT), str(HERE.parent / "traces")]
+sys.path.insert(0, str(ROOT))  # the repository: tests.data.traces.otlp_json, the agents
 for key in [k for k in os.environ if k.startswith(("OTEL_", "ADK_", "GOOGLE_"))]:
     del os.environ[key]  # ADK's defaults: schema v2, content captured only as the harness asks
 
@@ -79,7 +79,8 @@ def main() -> None:
     from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-    from otlp_json import (
+
+    from tests.data.traces.otlp_json import (
         EPOCH_NS,
         Placeholders,
         SequentialIds,
@@ -88,14 +89,13 @@ def main() -> None:
         trim_stacktraces,
         write_jsonl,
     )
-
     from tracegrade.harness import RunOptions, run
     from tracegrade.harness.run import run_eval
 
     logging.getLogger("google_adk").setLevel(logging.CRITICAL)  # the crashing cases log
     clock = FakeClock(EPOCH_NS - TICK_NS)
     sdk_trace.time_ns = clock  # type: ignore[attr-defined]
-    run._git_commit = lambda: GIT_COMMIT  # type: ignore[attr-defined]
+    run._git_commit = lambda: GIT_COMMIT
     provider = sdk_trace.TracerProvider(
         resource=Resource.create({"service.name": "shop_app", "service.instance.id": "fixture-1"}),
         id_generator=SequentialIds("report_runs"),

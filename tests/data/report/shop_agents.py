@@ -17,8 +17,8 @@ from typing import Any
 from google.adk.agents import LlmAgent
 from google.adk.models.llm_request import LlmRequest
 from pydantic import PrivateAttr
-from tests.harness.shop_agent.agent import SCRIPT, add_item, call, pay, show_cart
 
+from tests.harness.shop_agent.agent import SCRIPT, add_item, call, pay, show_cart
 from tracegrade.testing import ScriptedLlm
 from tracegrade.testing.script import ScriptedResponse
 from tracegrade.testing.scripted_llm import _position_in_turn

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parents[2]))  # the repository, for tests.data.traces.otlp_json
 
 APP_NAME = "weather_app"
 USER_ID = "user-1"
@@ -94,7 +94,7 @@ WEATHER = {"Paris": (21.5, "sunny"), "Tokyo": (18.0, "cloudy")}
 TIMES = {"Paris": "14:00", "Tokyo": "21:00", "Atlantis": "12:00"}
 
 
-def get_weather(city: str) -> dict:
+def get_weather(city: str) -> dict[str, Any]:
     """Returns the current weather for a city."""
     if city not in WEATHER:
         raise ValueError(f"unknown city: {city}")
@@ -102,12 +102,12 @@ def get_weather(city: str) -> dict:
     return {"city": city, "temp_c": temp_c, "conditions": conditions}
 
 
-def get_time(city: str) -> dict:
+def get_time(city: str) -> dict[str, Any]:
     """Returns the local time in a city."""
     return {"city": city, "time": TIMES[city]}
 
 
-def convert_temperature(celsius: float, to: str) -> dict:
+def convert_temperature(celsius: float, to: str) -> dict[str, Any]:
     """Converts a Celsius temperature to Fahrenheit ("F") or Kelvin ("K")."""
     value = celsius * 9 / 5 + 32 if to == "F" else celsius + 273.15
     return {"value": round(value, 1), "unit": to}
@@ -167,6 +167,7 @@ def expected_from_events(events: list[Any]) -> dict[str, Any]:
     for i, inv in enumerate(invocations):
         calls = get_all_tool_calls(inv.intermediate_data)
         details = tokens.per_invocation_results[i].token_usage_details
+        assert details is not None  # ADK's token evaluator reports them for every turn
         turns.append(
             {
                 "invocation_id": inv.invocation_id,
@@ -220,7 +221,8 @@ async def _run(name: str) -> None:
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-    from otlp_json import (
+
+    from tests.data.traces.otlp_json import (
         Placeholders,
         SequentialIds,
         group_by_trace,

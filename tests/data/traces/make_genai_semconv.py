@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parents[2]))  # the repository, for tests.data.traces.otlp_json
 
 NAME = "genai_semconv_a"
 AGENT = "weather_agent"
@@ -145,17 +145,17 @@ class FakeOpenAI(BaseHTTPRequestHandler):
 # ----------------------------------------------------------------- the tools ----
 
 
-def get_weather(city: str) -> dict:
+def get_weather(city: str) -> dict[str, Any]:
     """Returns the current weather for a city."""
     return {"city": city, "temp_c": 21.5, "conditions": "sunny"}
 
 
-def get_time(city: str) -> dict:
+def get_time(city: str) -> dict[str, Any]:
     """Returns the local time in a city."""
     return {"city": city, "time": "14:00"}
 
 
-def convert_temperature(celsius: float, to: str) -> dict:
+def convert_temperature(celsius: float, to: str) -> dict[str, Any]:
     """Converts a Celsius temperature to Fahrenheit ("F") or Kelvin ("K")."""
     value = celsius * 9 / 5 + 32 if to == "F" else celsius + 273.15
     return {"value": round(value, 1), "unit": to}
@@ -214,7 +214,8 @@ def main() -> int:
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
     from opentelemetry.util.genai.handler import TelemetryHandler
     from opentelemetry.util.genai.types import InputMessage, OutputMessage, TextPart
-    from otlp_json import (
+
+    from tests.data.traces.otlp_json import (
         SequentialIds,
         group_by_trace,
         rebase_timestamps,

@@ -71,7 +71,8 @@ def to_otlp_json(spans: Sequence[ReadableSpan]) -> dict[str, Any]:
     enums as integers), the way the Collector's file exporter writes a line."""
     message = encode_spans(spans)
     as_dict = MessageToDict(message, use_integers_for_enums=True)
-    return _b64_to_hex(as_dict)
+    converted: dict[str, Any] = _b64_to_hex(as_dict)
+    return converted
 
 
 def rebase_timestamps(requests: list[dict[str, Any]], epoch_ns: int = EPOCH_NS) -> int:

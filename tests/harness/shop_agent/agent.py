@@ -33,7 +33,7 @@ def call(name: str, **args: Any) -> dict[str, Any]:
     return {"name": name, "args": args}
 
 
-SCRIPT = {
+SCRIPT: dict[str, list[dict[str, Any]]] = {
     "Add two apples": [
         {
             "tool_calls": [call("add_item", item="apple", quantity=2)],

@@ -17,7 +17,9 @@ from rich.table import Table
 from rich.text import Text
 
 from tracegrade.report import explain
-from tracegrade.report.formatting import (
+from tracegrade.report.models import CaseReport, Criterion, RunReport, Totals
+from tracegrade.report.summary import totals
+from tracegrade.report.values import (
     DASH,
     comparator,
     count,
@@ -30,8 +32,6 @@ from tracegrade.report.formatting import (
     to_text,
     usd,
 )
-from tracegrade.report.models import CaseReport, Criterion, RunReport, Totals
-from tracegrade.report.summary import totals
 
 _STYLE = {"passed": "green", "failed": "red", "error": "yellow", "errors": "yellow"}
 

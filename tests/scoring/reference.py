@@ -1,8 +1,8 @@
 """Pure-Python references for the SQL scorers, for the tests that hold the two together.
 
 Each function computes one metric for one turn the slow, obvious way; the property tests
-run random turns through both and require the same numbers. Text metrics' references live
-in `text` (rouge1_f, unigram_f1).
+run random turns through both and require the same numbers. They check the shipped SQL,
+so they live here with the tests, not in the package.
 """
 
 from __future__ import annotations
@@ -14,6 +14,33 @@ from itertools import pairwise
 from typing import Any
 
 from tracegrade.scoring.canonical import canonical_args
+from tracegrade.scoring.text import rouge_tokens, unigram_tokens
+
+
+def token_f1(actual: Sequence[str], reference: Sequence[str]) -> float:
+    """ROUGE-1's F-measure of two token lists, with rouge-score's arithmetic.
+
+    Overlap is clipped (a token counts as often as it occurs on both sides);
+    P = overlap / len(actual), R = overlap / len(reference), F = 2PR / (P + R), and 0.0
+    without overlap, which includes either side being empty.
+    """
+    reference_counts = Counter(reference)
+    overlap = sum(min(n, reference_counts[token]) for token, n in Counter(actual).items())
+    if not overlap:
+        return 0.0
+    precision = overlap / len(actual)
+    recall = overlap / len(reference)
+    return 2 * precision * recall / (precision + recall)
+
+
+def rouge1_f(actual: str, reference: str) -> float:
+    """ADK's `response_match_score` for one turn: ROUGE-1 F of actual vs reference text."""
+    return token_f1(rouge_tokens(actual), rouge_tokens(reference))
+
+
+def unigram_f1(actual: str, reference: str) -> float:
+    """`response_unigram_f1` for one turn: the same F-measure over `unigram_tokens`."""
+    return token_f1(unigram_tokens(actual), unigram_tokens(reference))
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from rich.text import Text
 
 from tracegrade.exit_codes import ExitCode
 from tracegrade.report.diff import CaseDiff, RunDiff
-from tracegrade.report.formatting import exit_meaning, plural, to_text
+from tracegrade.report.values import exit_meaning, plural, to_text
 
 # Most serious first: a case is listed under the first of these it shows.
 _GROUPS = (

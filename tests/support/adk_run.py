@@ -26,7 +26,7 @@ from google.genai import types
 from opentelemetry.context import Context
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
 
-from scenarios import Scenario
+from tests.support.scenarios import Scenario
 
 SCHEMA_ENV = "ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN"
 CONTENT_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
@@ -49,6 +49,10 @@ class RoutingProcessor(SpanProcessor):
 
     def force_flush(self, timeout_millis: int = 30_000) -> bool:
         return self.target.force_flush(timeout_millis) if self.target else True
+
+
+ROUTER = RoutingProcessor()
+"""The test process's one router (installed by conftest.py); `captured` plugs into it."""
 
 
 @dataclass(frozen=True)

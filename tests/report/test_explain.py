@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from report.helpers import compare_golden
-from tracegrade.report.formatting import call
-from tracegrade.report.reasons import trajectory_reason
+from tests.report.helpers import compare_golden
+from tracegrade.report.explain import trajectory_reason
+from tracegrade.report.values import call
 
 
 def c(name: str, args: Any = None) -> dict[str, Any]:

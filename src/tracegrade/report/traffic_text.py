@@ -10,8 +10,8 @@ from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from tracegrade.report.formatting import DASH, count, exit_meaning, ms, pct, to_text, usd
 from tracegrade.report.traffic import TrafficReport, TrafficRow
+from tracegrade.report.values import DASH, count, exit_meaning, ms, pct, to_text, usd
 
 _HEADERS = ("", "turns", "errored", "over budget", "repeated\ncalls", "tool\nerrors",
             "cost/turn", "latency (ms)\np50/p95")  # fmt: skip

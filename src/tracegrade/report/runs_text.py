@@ -1,0 +1,50 @@
+"""`render_runs`: the stored eval runs as a table for people (`tracegrade runs`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich import box
+from rich.console import JustifyMethod
+from rich.table import Table
+
+from tracegrade.report.runs import RunSummary
+from tracegrade.report.values import DASH, to_text
+
+_COLUMNS = ("run", "started (UTC)", "agent", "eval sets", "cases", "reps", "verdict", "pass", "err")
+
+
+def render_runs(runs: Sequence[RunSummary], width: int = 100, color: bool = False) -> str:
+    if not runs:
+        return to_text(["No eval runs stored: `tracegrade run` records one."], width, color)
+    table = Table(box=box.SIMPLE_HEAD, padding=0, show_edge=False)
+    for title in _COLUMNS:
+        justify: JustifyMethod = "right" if title in _NUMBERS else "left"
+        # Ids and times stay on one line to be copied; the agent reference folds.
+        table.add_column(title, overflow="fold", justify=justify, no_wrap=title in _WHOLE)
+    for run in runs:
+        table.add_row(
+            run.run_id,
+            _minute(run.started_at),
+            run.agent or DASH,
+            ", ".join(run.eval_sets) or DASH,
+            str(run.cases),
+            DASH if run.repeats is None else str(run.repeats),
+            run.verdict or "not scored",
+            _of(run.passed_cases, run.cases),
+            DASH if run.errored_cases is None else str(run.errored_cases),
+        )
+    return to_text([table], width, color)
+
+
+_NUMBERS = frozenset({"cases", "reps", "pass", "err"})
+_WHOLE = frozenset({"run", "started (UTC)"})
+
+
+def _minute(iso: str | None) -> str:
+    """2026-01-01T00:05:00Z as 2026-01-01 00:05."""
+    return DASH if iso is None else iso[:16].replace("T", " ")
+
+
+def _of(part: int | None, whole: int) -> str:
+    return DASH if part is None else f"{part}/{whole}"

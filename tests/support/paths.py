@@ -1,0 +1,5 @@
+"""Where the test data lives."""
+
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parents[1] / "data"
