@@ -110,7 +110,7 @@ def _locked_message(db: Path, pid: int) -> str:
     command = _command_line(pid)
     hint = (
         "it is being served: query it through that server, or stop it first"
-        if "serve" in command
+        if "serve" in command.split()  # the `serve` command, not a path that holds the word
         else "wait for it to finish, or stop it"
     )
     return f"{db} is locked by process {pid} ({command}): {hint}"
