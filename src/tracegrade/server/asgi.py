@@ -107,9 +107,9 @@ class HttpApp:
 
         async def watch() -> None:
             # After the body, uvicorn's receive() returns only once the client disconnects
-            # or the response is complete.
-            if (await receive())["type"] == "http.disconnect":
-                gone.set()
+            # or closes its side (protocol.py), or the response is complete.
+            await receive()
+            gone.set()
 
         watcher = asyncio.get_running_loop().create_task(watch())
         try:

@@ -78,7 +78,11 @@ class BoundedH11Protocol(H11Protocol):
                 self.conn.receive_data(b"")  # h11 reports the body as cut short: 400
                 self.handle_events()
                 return None
-            self.cycle.keep_alive = False  # answer the request in progress, then close
+            # Answer the request in progress, then close. The handler hears of it too: a
+            # client that closed (not only half-closed) is gone, and a long query or scoring
+            # for it is stopped.
+            self.cycle.keep_alive = False
+            self.cycle.message_event.set()
             return True
         return None
 

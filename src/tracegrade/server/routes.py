@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 
 from tracegrade.ingest.otlp import Decoded
 from tracegrade.server.admission import Overloaded, Refused
+from tracegrade.server.cancel import Cancellation
 from tracegrade.server.config import HEALTH_PATH, SCORE_PATH, SQL_PATH, TRACES_PATH
 from tracegrade.server.messages import (
     RequestHead,
@@ -31,7 +32,6 @@ from tracegrade.server.pools import Pools
 from tracegrade.server.receiver import Receiver
 from tracegrade.server.scoring import ScoringFailed, ScoringRequests
 from tracegrade.server.sql import (
-    Cancellation,
     ReadOnlyQueries,
     SqlFailed,
     SqlRefused,
@@ -183,11 +183,10 @@ class Endpoints:
         if not self._scoring.try_begin():
             message = "a scoring is already running: retry when it ends"
             return retry_later(429, message, self._config.retry_after_s)
-        work = self._pools.score.submit(self._scoring.run, body)
+        cancel = Cancellation()
+        work = self._pools.score.submit(self._scoring.run, body, cancel)
         try:
-            result = await _unless_gone(
-                work, gone, lambda: self._scoring.cancel("the client went away")
-            )
+            result = await _unless_gone(work, gone, lambda: cancel.cancel("the client went away"))
         except ScoringFailed as exc:
             return json_error(400, str(exc))
         return Response(200, result)

@@ -8,7 +8,6 @@ cursor is interrupted and its transaction rolled back, so it leaves nothing behi
 
 from __future__ import annotations
 
-import contextlib
 import json
 import threading
 from collections.abc import Iterator
@@ -19,6 +18,7 @@ import duckdb
 
 from tracegrade.errors import TracegradeError
 from tracegrade.scoring.stored import score_request
+from tracegrade.server.cancel import Cancellation
 
 
 class ScoringFailed(Exception):
@@ -30,51 +30,50 @@ class ScoringRequests:
         self._connection = connection
         self.timeout_s = timeout_s
         self._busy = threading.Lock()
-        self._cursor: duckdb.DuckDBPyConnection | None = None
-        self._why_stopped = ""
+        self._running: Cancellation | None = None
 
     def try_begin(self) -> bool:
         """Claim the one scoring slot; `run` gives it back."""
         return self._busy.acquire(blocking=False)
 
-    def run(self, body: bytes) -> bytes:
+    def run(self, body: bytes, cancel: Cancellation) -> bytes:
         """Score what the body asks for (after `try_begin`); the summary as JSON."""
+        self._running = cancel
         try:
             request = _parse(body)
-            with self._scoring_cursor() as cursor:
+            with self._scoring_cursor(cancel) as cursor:
                 return json.dumps(score_request(cursor, request)).encode()
         finally:
+            self._running = None
             self._busy.release()
 
     def cancel(self, why: str) -> None:
         """Stop the scoring in progress, if any; it fails saying `why`."""
-        cursor = self._cursor
-        if cursor is not None:
-            self._why_stopped = why
-            with contextlib.suppress(duckdb.Error):  # it may have just finished
-                cursor.interrupt()
+        running = self._running
+        if running is not None:
+            running.cancel(why)
 
     @contextmanager
-    def _scoring_cursor(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        """A cursor interrupted at the time limit; errors come out as ScoringFailed."""
-        self._why_stopped = ""
-        cursor = self._cursor = self._connection.cursor()
+    def _scoring_cursor(self, cancel: Cancellation) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A cursor interrupted at the time limit or when cancelled; errors as ScoringFailed."""
+        cursor = self._connection.cursor()
+        cancel.attach(cursor)
         limit = threading.Timer(
-            self.timeout_s, self.cancel, [f"it ran longer than {self.timeout_s:g} s"]
+            self.timeout_s, cancel.cancel, [f"it ran longer than {self.timeout_s:g} s"]
         )
         limit.start()
         try:
             yield cursor
         except (TracegradeError, duckdb.Error) as exc:
-            if self._why_stopped or isinstance(exc, duckdb.InterruptException):
-                why = self._why_stopped or "interrupted"
+            if cancel.reason or isinstance(exc, duckdb.InterruptException):
+                why = cancel.reason or "interrupted"
                 raise ScoringFailed(
                     f"the scoring was stopped ({why}); nothing of it was stored"
                 ) from None
             raise ScoringFailed(str(exc)) from None
         finally:
             limit.cancel()
-            self._cursor = None
+            cancel.attach(None)
             cursor.close()
 
 

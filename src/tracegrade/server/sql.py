@@ -21,6 +21,7 @@ from typing import Any
 
 import duckdb
 
+from tracegrade.server.cancel import Cancellation
 from tracegrade.server.encoding import encode_row
 from tracegrade.store.readonly import (
     QueryRefused,
@@ -38,27 +39,6 @@ class SqlRefused(Exception):
 
 class SqlFailed(Exception):
     """The query is wrong, or its answer over a limit (HTTP 400, with the reason)."""
-
-
-class Cancellation:
-    """Lets the event loop stop one query (its client went away) from another thread."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._cursor: duckdb.DuckDBPyConnection | None = None
-        self._cancelled = False
-
-    def attach(self, cursor: duckdb.DuckDBPyConnection | None) -> None:
-        with self._lock:
-            self._cursor = cursor
-            if cursor is not None and self._cancelled:
-                cursor.interrupt()
-
-    def cancel(self) -> None:
-        with self._lock:
-            self._cancelled = True
-            if self._cursor is not None:
-                self._cursor.interrupt()
 
 
 class ReadOnlyQueries:
