@@ -90,7 +90,6 @@ class Server:
         except ServeError:
             parts.stop_writer(timeout=5)
             raise
-        self._announce(http.port)
         ticker = loop.create_task(self._tick())
         stopped = loop.create_task(stop.wait())
         await asyncio.wait({stopped, http.serving}, return_when=asyncio.FIRST_COMPLETED)
@@ -114,7 +113,13 @@ class Server:
             listener.close()
             raise ServeError(f"{exc} (see --grpc-port; 0 turns gRPC off)") from None
         http = HttpServer(self.parts.http_app(self.db), config, listener)
-        await http.start()
+        # Before the first request is answered: whoever sees /health answer finds the sidecar.
+        self._announce(http.port)
+        try:
+            await http.start()
+        except BaseException:
+            sidecar.remove(self.db)
+            raise
         return http
 
     async def _stop(self, http: HttpServer) -> None:
