@@ -29,6 +29,7 @@ from tracegrade.scoring.verdict import ScoringResult, decide
 
 if TYPE_CHECKING:
     from tracegrade.scoring.judging import JudgeSettings
+    from tracegrade.scoring.judging.settings import Stop
 
 
 def score(
@@ -37,13 +38,15 @@ def score(
     config: ScoringConfig,
     specs: dict[str, MetricSpec],
     judging: JudgeSettings | None = None,
+    *,
+    stop: Stop | None = None,
 ) -> ScoringResult:
     """Score the turns `selection` picks from the views, record and return the verdict."""
     register_functions(connection)
     prepare_inputs(connection, selection)
     if not connection.execute("SELECT 1 FROM scored_turns LIMIT 1").fetchall():
         raise NothingToScore(f"no stored turns match {_describe(selection)}")
-    return score_loaded(connection, config, specs, selection, judging)
+    return score_loaded(connection, config, specs, selection, judging, stop=stop)
 
 
 def score_loaded(
@@ -52,6 +55,8 @@ def score_loaded(
     specs: dict[str, MetricSpec],
     selection: Selection | None = None,
     judging: JudgeSettings | None = None,
+    *,
+    stop: Stop | None = None,
 ) -> ScoringResult:
     """Score what the input tables hold (filled by `prepare_inputs` or `inputs.load_inputs`)."""
     if selection is None:
@@ -61,7 +66,7 @@ def score_loaded(
     load_prices(connection, config.prices)
     metrics = _metrics_to_run(config, specs, has_expected=_has_expected(connection))
     scoring_id = uuid.uuid4().hex[:12]
-    _judge(connection, config, [m for m in metrics if m.judge], judging, scoring_id)
+    _judge(connection, config, [m for m in metrics if m.judge], judging, scoring_id, stop)
     _load_criteria(connection, config, metrics)
     _run_scorers(connection, metrics, config)
     connection.execute("SET VARIABLE tg_scoring_id = ?", [scoring_id])
@@ -109,12 +114,13 @@ def _judge(
     judged: list[MetricSpec],
     settings: JudgeSettings | None,
     scoring_id: str,
+    stop: Stop | None,
 ) -> None:
     """Judged metrics' answers into `scored_judgements`, before any scorer reads them."""
     if judged:
         from tracegrade.scoring.judging import JudgeSettings, judge
 
-        judge(connection, config, judged, settings or JudgeSettings(), scoring_id)
+        judge(connection, config, judged, settings or JudgeSettings(), scoring_id, stop)
 
 
 def _has_expected(connection: duckdb.DuckDBPyConnection) -> bool:

@@ -24,7 +24,7 @@ import duckdb
 from tracegrade.errors import ConfigError
 from tracegrade.scoring.criteria import parse_config
 from tracegrade.scoring.engine import NothingToScore, score
-from tracegrade.scoring.judging.settings import judge_settings
+from tracegrade.scoring.judging.settings import Stop, judge_settings
 from tracegrade.scoring.metrics import available_metrics
 from tracegrade.scoring.selection import Selection
 
@@ -35,12 +35,15 @@ def score_request(
     connection: duckdb.DuckDBPyConnection,
     request: dict[str, Any],
     metric_dirs: Iterable[Path] = (),
+    *,
+    stop: Stop | None = None,
 ) -> dict[str, Any]:
     """Score what `request` selects; a summary with the scoring id and the gate's verdict.
 
     A `where` runs first, alone, through the read-only guard; the scoring's writes then
-    happen in one transaction, so a scoring stopped half-way (an error, a time limit)
-    leaves nothing behind."""
+    happen in one transaction, so a scoring stopped half-way (an error, a time limit,
+    `stop` giving a reason while judges are asked) leaves nothing behind but the judges'
+    answers it paid for, which the next scoring reuses."""
     _check_fields(request)
     traffic = any(request.get(key) is not None for key in TRAFFIC_KEYS)
     if traffic and request.get("run_id"):
@@ -61,7 +64,7 @@ def score_request(
     selection = _selection(request, run_id).resolved(connection)
     connection.execute("BEGIN TRANSACTION")
     try:
-        result = score(connection, selection, config, specs, judging)
+        result = score(connection, selection, config, specs, judging, stop=stop)
     except BaseException:
         connection.execute("ROLLBACK")
         raise

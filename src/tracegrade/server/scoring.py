@@ -42,7 +42,8 @@ class ScoringRequests:
         try:
             request = _parse(body)
             with self._scoring_cursor(cancel) as cursor:
-                return json.dumps(score_request(cursor, request)).encode()
+                summary = score_request(cursor, request, stop=lambda: cancel.reason)
+                return json.dumps(summary).encode()
         finally:
             self._running = None
             self._busy.release()
