@@ -1,10 +1,12 @@
 """Judged metrics through `tracegrade serve`: POST /v1/score judges (with the request's judge
-settings) and scores again from the cache; its time limit stops the judges' calls too, and
-the answers already paid for are kept for the next scoring."""
+settings) and scores again from the cache; a scoring stopped (its client gone, its time
+limit) stops its judges' calls too, and the answers already paid for are kept."""
 
 from __future__ import annotations
 
 import json
+import socket
+import time
 from pathlib import Path
 
 import pytest
@@ -16,15 +18,16 @@ from tracegrade.store import SpanWriter
 
 from .helpers import JSON, Reply, Server, start_server
 
-SCORE_TIMEOUT_S = 6
-ANSWERED_BEFORE_HANGING = 2
+ANSWERED_FIRST = 2
 # Imported by the serve process, by the name the criteria give its judges.
 JUDGES = f'''
 import asyncio
+import pathlib
 
 from tracegrade.testing import ScriptedJudge, judge_answers
 
-STARTED = [0]
+STARTED, ANSWERED = [0], [0]
+HANGING_MARK = pathlib.Path(__file__).with_name("hanging")
 
 
 def _answer(prompt, sample):
@@ -32,14 +35,21 @@ def _answer(prompt, sample):
 
 
 class _Hanging(ScriptedJudge):
-    """Answers the first calls, then never (for an hour)."""
+    """Answers {ANSWERED_FIRST} calls; the next three never answer (for an hour) once those two
+    are taken; later calls answer again."""
 
     async def generate_content_async(self, llm_request, stream=False):
         STARTED[0] += 1
-        if STARTED[0] > {ANSWERED_BEFORE_HANGING}:
+        if {ANSWERED_FIRST} < STARTED[0] <= 5:
+            while ANSWERED[0] < {ANSWERED_FIRST}:
+                await asyncio.sleep(0.01)
+            HANGING_MARK.touch()
             await asyncio.sleep(3600)
-        async for response in super().generate_content_async(llm_request, stream):
-            yield response
+        try:
+            async for response in super().generate_content_async(llm_request, stream):
+                yield response
+        finally:
+            ANSWERED[0] += 1
 
 
 PROMPT = ScriptedJudge(model="prompt-judge", answer=_answer)
@@ -97,19 +107,39 @@ def test_judged_metrics_score_through_serve_and_again_from_the_cache(
         server.stop()
 
 
-def test_the_time_limit_stops_the_judges_and_keeps_what_was_paid_for(
+def test_a_stopped_scoring_stops_its_judges_and_keeps_what_was_paid_for(
     traffic: dict[str, str], db_path: Path, tmp_path: Path
 ) -> None:
-    server = start_server(
-        tmp_path, "--score-timeout", str(SCORE_TIMEOUT_S), db=db_path, env=traffic
-    )
+    """The client goes away while a judge hangs (serve's time limit stops a scoring the
+    same way): the judges' calls end, and the next scoring reuses the answers paid for."""
+    server = start_server(tmp_path, db=db_path, env=traffic)
     try:
-        reply = _score(server, "HANGING")  # without the stop, it would wait an hour
-        assert reply.status == 400, reply.body
-        assert f"ran longer than {SCORE_TIMEOUT_S} s" in reply.json()["error"]
-        assert server.rows("SELECT count(*) FROM scorings") == [[0]]
-        kept = server.rows("SELECT count(*) FROM judgements WHERE outcome = 'answered'")
-        assert kept == [[ANSWERED_BEFORE_HANGING]]
-        assert server.health().status == 200
+        body = _request("HANGING")
+        with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+            sock.sendall(
+                b"POST /v1/score HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+                + f"content-length: {len(body)}\r\n\r\n".encode()
+                + body
+            )
+            _wait_for(tmp_path / "hanging")
+        # Unstopped, its judge would hold the one scoring slot for an hour (429 meanwhile).
+        deadline = time.monotonic() + 60
+        while (reply := _score(server, "HANGING")).status == 429:
+            assert time.monotonic() < deadline, "the abandoned scoring's judges ran on"
+            time.sleep(0.1)
+        assert reply.status == 200, reply.body
+        usage = server.rows(
+            "SELECT judgements, cached, calls FROM judge_usage WHERE scoring_id = ?",
+            [reply.json()["scoring_id"]],
+        )
+        assert usage == [[TURNS, ANSWERED_FIRST, TURNS - ANSWERED_FIRST]]
+        assert server.rows("SELECT count(*) FROM scorings") == [[1]]
     finally:
         server.stop()
+
+
+def _wait_for(path: Path) -> None:
+    deadline = time.monotonic() + 60
+    while not path.exists():
+        assert time.monotonic() < deadline, f"{path.name} never appeared"
+        time.sleep(0.05)
