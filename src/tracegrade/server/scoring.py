@@ -69,7 +69,8 @@ class ScoringRequests:
             if cancel.reason or isinstance(exc, duckdb.InterruptException):
                 why = cancel.reason or "interrupted"
                 raise ScoringFailed(
-                    f"the scoring was stopped ({why}); nothing of it was stored"
+                    f"the scoring was stopped ({why}); nothing of it was stored "
+                    "but the judge answers it paid for"
                 ) from None
             raise ScoringFailed(str(exc)) from None
         finally:
