@@ -66,7 +66,10 @@ def _print(
         f"(final_response_match_v2, rubric_based_final_response_quality_v1), num_samples 5; "
         f"the judge answers after {prepared['delay_s'] * 1000:.0f} ms"
     )
-    print(f"{'':34}{'wall s':>8}{'judge calls':>13}{'peak in flight':>16}{'same scores':>13}")
+    print(
+        f"{'':34}{'wall s':>8}{'CPU s':>8}{'judge calls':>13}{'peak in flight':>16}"
+        f"{'same scores':>13}"
+    )
     rows = [
         ("ADK LocalEvalService (defaults)", adk),
         (f"tracegrade --judge-concurrency {concurrency}", ours),
@@ -74,9 +77,14 @@ def _print(
     ]
     for label, row in rows:
         same = "" if row is adk else ("yes" if row["scores"] == adk["scores"] else "NO")
-        print(f"{label:34}{row['wall_s']:8.2f}{row['calls']:13}{row['peak']:16}{same:>13}")
+        print(
+            f"{label:34}{row['wall_s']:8.2f}{row['cpu_s']:8.2f}{row['calls']:13}"
+            f"{row['peak']:16}{same:>13}"
+        )
+    floor = prepared["turns"] * 2 * 5 * prepared["delay_s"] / concurrency
     print(
-        f"tracegrade took 1/{adk['wall_s'] / ours['wall_s']:.1f} of ADK's wall time; "
+        f"tracegrade took 1/{adk['wall_s'] / ours['wall_s']:.1f} of ADK's wall time "
+        f"(the calls alone need {floor:.1f} s at {concurrency} in flight); "
         f"scoring again took {again['wall_s']:.2f} s with {again['calls']} judge calls"
     )
 

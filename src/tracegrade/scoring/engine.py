@@ -29,6 +29,7 @@ from tracegrade.scoring.verdict import ScoringResult, decide
 
 if TYPE_CHECKING:
     from tracegrade.scoring.judging import JudgeSettings
+    from tracegrade.scoring.judging.settings import Stop
 
 
 def score(
@@ -37,13 +38,15 @@ def score(
     config: ScoringConfig,
     specs: dict[str, MetricSpec],
     judging: JudgeSettings | None = None,
+    *,
+    stop: Stop | None = None,
 ) -> ScoringResult:
     """Score the turns `selection` picks from the views, record and return the verdict."""
     register_functions(connection)
     prepare_inputs(connection, selection)
     if not connection.execute("SELECT 1 FROM scored_turns LIMIT 1").fetchall():
         raise NothingToScore(f"no stored turns match {_describe(selection)}")
-    return score_loaded(connection, config, specs, selection, judging)
+    return score_loaded(connection, config, specs, selection, judging, stop=stop)
 
 
 def score_loaded(
@@ -52,6 +55,8 @@ def score_loaded(
     specs: dict[str, MetricSpec],
     selection: Selection | None = None,
     judging: JudgeSettings | None = None,
+    *,
+    stop: Stop | None = None,
 ) -> ScoringResult:
     """Score what the input tables hold (filled by `prepare_inputs` or `inputs.load_inputs`)."""
     if selection is None:
@@ -64,7 +69,7 @@ def score_loaded(
     has_expected = selection.run_id is not None or _has_expected(connection)
     metrics = _metrics_to_run(config, specs, has_expected)
     scoring_id = uuid.uuid4().hex[:12]
-    _judge(connection, config, [m for m in metrics if m.judge], judging, scoring_id)
+    _judge(connection, config, [m for m in metrics if m.judge], judging, scoring_id, stop)
     _load_criteria(connection, config, metrics)
     _run_scorers(connection, metrics, config)
     connection.execute("SET VARIABLE tg_scoring_id = ?", [scoring_id])
@@ -99,7 +104,7 @@ def prepare_inputs(connection: duckdb.DuckDBPyConnection, selection: Selection) 
               AND e.case_id = t.case_id AND e.turn_index = t.turn_index
         ) AS has_expected
         FROM turns t WHERE {predicate}
-        """,
+        """,  # noqa: S608 — the predicate is Selection's own SQL; values are parameters
         params,
     )
     connection.execute(scoring_sql("inputs"))
@@ -112,12 +117,13 @@ def _judge(
     judged: list[MetricSpec],
     settings: JudgeSettings | None,
     scoring_id: str,
+    stop: Stop | None,
 ) -> None:
     """Judged metrics' answers into `scored_judgements`, before any scorer reads them."""
     if judged:
         from tracegrade.scoring.judging import JudgeSettings, judge
 
-        judge(connection, config, judged, settings or JudgeSettings(), scoring_id)
+        judge(connection, config, judged, settings or JudgeSettings(), scoring_id, stop)
 
 
 def _has_expected(connection: duckdb.DuckDBPyConnection) -> bool:

@@ -24,7 +24,7 @@ import duckdb
 from tracegrade.errors import ConfigError
 from tracegrade.scoring.criteria import parse_config
 from tracegrade.scoring.engine import NothingToScore, score
-from tracegrade.scoring.judging.settings import judge_settings
+from tracegrade.scoring.judging.settings import Stop, judge_settings
 from tracegrade.scoring.metrics import available_metrics
 from tracegrade.scoring.selection import Selection
 
@@ -35,8 +35,16 @@ def score_request(
     connection: duckdb.DuckDBPyConnection,
     request: dict[str, Any],
     metric_dirs: Iterable[Path] = (),
+    *,
+    stop: Stop | None = None,
 ) -> dict[str, Any]:
-    """Score what `request` selects; a summary with the scoring id and the gate's verdict."""
+    """Score what `request` selects; a summary with the scoring id and the gate's verdict.
+
+    A `where` runs first, alone, through the read-only guard; the scoring's writes then
+    happen in one transaction, so a scoring stopped half-way (an error, a time limit,
+    `stop` giving a reason while judges are asked) leaves nothing behind but the judges'
+    answers it paid for, which the next scoring reuses."""
+    _check_fields(request)
     traffic = any(request.get(key) is not None for key in TRAFFIC_KEYS)
     if traffic and request.get("run_id"):
         raise ConfigError("give a run_id or traffic options (since, sample, where), not both")
@@ -53,7 +61,14 @@ def score_request(
         where = "the criteria given" if request.get("config") is not None else "the run's criteria"
         raise ConfigError(f"{where}: {exc}") from None
     judging = judge_settings(request.get("judge"))
-    result = score(connection, _selection(request, run_id), config, specs, judging)
+    selection = _selection(request, run_id).resolved(connection)
+    connection.execute("BEGIN TRANSACTION")
+    try:
+        result = score(connection, selection, config, specs, judging, stop=stop)
+    except BaseException:
+        connection.execute("ROLLBACK")
+        raise
+    connection.execute("COMMIT")
     return {
         "scoring_id": result.scoring_id,
         "run_id": result.run_id,
@@ -63,11 +78,47 @@ def score_request(
     }
 
 
+def _check_fields(request: dict[str, Any]) -> None:
+    """Each field of the request has the type it needs, or a `ConfigError` names it."""
+    unknown = sorted(set(request) - {"run_id", "config", "judge", *TRAFFIC_KEYS})
+    if unknown:
+        known = "run_id, config, judge, since_s, sample, where"
+        raise ConfigError(f"unknown field {unknown[0]!r}: the fields are {known}")
+    for key, kind in _FIELD_TYPES.items():
+        value = request.get(key)
+        if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):
+            raise ConfigError(f"{key} {value!r}: must be {_FIELD_NAMES[key]}")
+    since, sample = request.get("since_s"), request.get("sample")
+    if since is not None and not 0 <= since < _MAX_SINCE_S:
+        raise ConfigError(f"since_s {since!r}: must be a number of seconds, 0 or more")
+    if sample is not None and not 0 <= sample <= 1:
+        raise ConfigError(f"sample {sample!r}: must be a share between 0 and 1")
+
+
+_FIELD_TYPES: dict[str, type | tuple[type, ...]] = {
+    "run_id": str,
+    "config": dict,
+    "judge": dict,
+    "since_s": (int, float),
+    "sample": (int, float),
+    "where": str,
+}
+_FIELD_NAMES = {
+    "run_id": "a string",
+    "config": "a criteria object",
+    "judge": "an object of judge settings",
+    "since_s": "a number of seconds",
+    "sample": "a number between 0 and 1",
+    "where": "a SQL condition (a string)",
+}
+_MAX_SINCE_S = 100 * 365 * 86400  # past this, a timedelta overflows; nothing is that old
+
+
 def _selection(request: dict[str, Any], run_id: str | None) -> Selection:
     since = request.get("since_s")
     return Selection(
         run_id=run_id,
-        since=dt.timedelta(seconds=float(since)) if since is not None else None,
+        since=dt.timedelta(seconds=since) if since is not None else None,
         sample=request.get("sample"),
         where=request.get("where"),
     )

@@ -61,7 +61,7 @@ def test_only_the_sample_is_judged_each_turn_with_its_session_so_far(
     _traffic(captured)
     writer.close()
     predicate, params = Selection(sample=0.5).predicate()
-    sampled = _ids(db_path, f"SELECT turn_id FROM turns WHERE {predicate}", params)
+    sampled = _ids(db_path, f"SELECT turn_id FROM turns WHERE {predicate}", params)  # noqa: S608 — Selection's own SQL
     assert 0 < len(sampled) < 8
     code, output = _score(db_path, "--sample", "0.5")
     assert code == 0, output

@@ -17,13 +17,21 @@ from tracegrade.scoring.criteria import ScoringConfig
 from tracegrade.scoring.judging.metrics import ADK_JUDGED, judge_options, validated_criterion
 from tracegrade.scoring.judging.plan import MetricPlan
 from tracegrade.scoring.judging.resolve import Judge, import_judge_modules, resolve_judge
-from tracegrade.scoring.judging.runner import JudgingSummary, run_judges
-from tracegrade.scoring.judging.settings import JudgeSettings, judge_settings
+from tracegrade.scoring.judging.runner import JudgingStopped, JudgingSummary, run_judges
+from tracegrade.scoring.judging.settings import JudgeSettings, Stop, judge_settings
 from tracegrade.scoring.judging.templates import load_template
 from tracegrade.scoring.metrics import MetricSpec
 from tracegrade.scoring.prices import default_prices
 
-__all__ = ["JudgeSettings", "JudgingSummary", "judge", "judge_settings", "plan_metrics"]
+__all__ = [
+    "JudgeSettings",
+    "JudgingStopped",
+    "JudgingSummary",
+    "Stop",
+    "judge",
+    "judge_settings",
+    "plan_metrics",
+]
 
 
 def judge(
@@ -32,13 +40,15 @@ def judge(
     specs: Sequence[MetricSpec],
     settings: JudgeSettings,
     scoring_id: str,
+    stop: Stop | None = None,
 ) -> JudgingSummary:
-    """Judge the scored turns for every judged metric in `specs` that `config` names."""
+    """Judge the scored turns for every judged metric in `specs` that `config` names;
+    `stop` giving a reason ends the calling with `JudgingStopped`."""
     plans = plan_metrics(config, specs)
     prices = default_prices() | config.prices
     if settings.budget_usd is not None:
         _check_priced(plans, prices)
-    return run_judges(connection, plans, settings, prices, scoring_id)
+    return run_judges(connection, plans, settings, prices, scoring_id, stop)
 
 
 def plan_metrics(config: ScoringConfig, specs: Sequence[MetricSpec]) -> list[MetricPlan]:

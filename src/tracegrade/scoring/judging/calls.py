@@ -15,7 +15,7 @@ import json
 import random
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from google.adk.models.llm_request import LlmRequest
@@ -60,7 +60,6 @@ class Answer:
     score: float | None = None
     verdicts: Any = None
     rationale: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def key(self) -> CacheKey:
@@ -232,7 +231,7 @@ def _read(response: LlmResponse, answer: Answer) -> None:
 
 
 def _reused(cached: Answer, asked: Answer) -> Answer:
-    return Answer(**{**cached.__dict__, "step": asked.step, "cached": True, "extra": {}})
+    return Answer(**{**cached.__dict__, "step": asked.step, "cached": True})
 
 
 def _describe(exc: BaseException) -> str:

@@ -11,6 +11,7 @@ trace id), so a budget that runs out leaves a deterministic sample judged.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
@@ -18,11 +19,12 @@ from typing import Any, TypeVar
 
 import duckdb
 
+from tracegrade.errors import TracegradeError
 from tracegrade.scoring.judging import adk_runs, other_runs, simulator_runs, store
 from tracegrade.scoring.judging.budget import price_for
 from tracegrade.scoring.judging.calls import Answer, JudgeCaller
 from tracegrade.scoring.judging.plan import Group, MetricPlan, Results
-from tracegrade.scoring.judging.settings import JudgeSettings
+from tracegrade.scoring.judging.settings import JudgeSettings, Stop
 from tracegrade.scoring.judging.turns import TurnData, load_turns
 
 Run = Callable[[MetricPlan, Group, JudgeCaller], Awaitable[Results]]
@@ -43,6 +45,7 @@ WHERE s.run_id IS NULL AND s.session_id IS NOT NULL
 """
 
 T = TypeVar("T")
+_STOP_POLL_S = 0.1
 _CAPTURE_HINT = " (set OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY)"
 
 
@@ -60,6 +63,7 @@ def run_judges(
     settings: JudgeSettings,
     prices: dict[str, dict[str, Any]],
     scoring_id: str,
+    stop: Stop | None = None,
 ) -> JudgingSummary:
     """Judge every scored turn for every plan; fill `scored_judgements` and `judge_usage`."""
     scored = [r[0] for r in connection.execute("SELECT turn_id FROM scored_turns").fetchall()]
@@ -71,7 +75,8 @@ def run_judges(
     caller = JudgeCaller(settings, cache, judge_prices)
     answers: list[Answer] = []
     try:
-        answers = run_coroutine(_judge_all(plans, groups, caller, connection, scoring_id))
+        judging = _judge_all(plans, groups, caller, connection, scoring_id)
+        answers = run_coroutine(_until_stopped(judging, stop))
     finally:
         store.write_scored(connection, answers)
     store.write_usage(connection, scoring_id, settings.budget_usd)
@@ -107,8 +112,27 @@ async def _judge_all(
     try:
         await asyncio.gather(*(one(plan, group) for group in groups for plan in plans))
     finally:
-        sink.flush()
+        sink.close()
     return answers
+
+
+class JudgingStopped(TracegradeError):
+    """The scoring was stopped while its judges were being asked."""
+
+
+async def _until_stopped(work: Coroutine[Any, Any, T], stop: Stop | None) -> T:
+    """`work`, cancelled once `stop` gives a reason (asked every 0.1 s): a judge call can
+    take minutes, and nothing else would end it."""
+    task = asyncio.ensure_future(work)
+    while stop is not None and not task.done():
+        await asyncio.wait({task}, timeout=_STOP_POLL_S)
+        reason = stop()
+        if reason is not None and not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            raise JudgingStopped(f"the judges' calls were stopped: {reason}")
+    return await task
 
 
 def _groups(
@@ -117,6 +141,9 @@ def _groups(
     """Eval runs: each case repeat's turns that did not error, in order. Traffic: each
     scored turn, after the earlier turns of its session."""
     cases: dict[Any, list[TurnData]] = {}
+    earlier: dict[str, list[TurnData]] = {}
+    for target, before_id in history:
+        earlier.setdefault(target, []).append(turns[before_id])
     groups = []
     for turn_id in scored:
         turn = turns[turn_id]
@@ -125,7 +152,7 @@ def _groups(
         if turn.run_id is not None:
             cases.setdefault(turn.group, []).append(turn)
             continue
-        before = sorted((turns[h] for t, h in history if t == turn_id), key=lambda t: t.start_ns)
+        before = sorted(earlier.get(turn_id, []), key=lambda t: t.start_ns)
         groups.append(
             Group([*(b for b in before if not b.is_error), turn], [turn], turn.sample_key)
         )

@@ -9,6 +9,7 @@ a timeout, and a budget can stop the calling.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -16,6 +17,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from tracegrade.errors import ConfigError
 
 MAX_BACKOFF_S = 60.0
+
+Stop = Callable[[], "str | None"]
+"""Asked while judges are called: why the scoring must stop (serve's time limit, its client
+gone), or None to go on."""
 
 
 class JudgeSettings(BaseModel):

@@ -38,7 +38,7 @@ def load_cache(
         QUALIFY row_number() OVER (
             PARTITION BY metric, turn_id, judge_model, prompt_sha, config_sha, sample
             ORDER BY judged_at DESC, judgement_id) = 1
-        """,
+        """,  # noqa: S608 — the column names are constants; values are parameters
         [list(metrics)],
     ).fetchall()
     cache = {}
@@ -58,7 +58,9 @@ class Sink:
     BATCH = 500
 
     def __init__(self, connection: duckdb.DuckDBPyConnection, scoring_id: str) -> None:
-        self._connection = connection
+        # A cursor of its own, outside the scoring's transaction: answers paid for stay when
+        # the scoring is stopped and rolled back (serve's time limit), for the next scoring.
+        self._connection = connection.cursor()
         self._scoring_id = scoring_id
         self._pending: list[Answer] = []
 
@@ -72,6 +74,10 @@ class Sink:
         if rows:
             columns = {name: [_value(a, name, self._scoring_id) for a in rows] for name in _STORED}
             _insert(self._connection, "judgements", columns)
+
+    def close(self) -> None:
+        self.flush()
+        self._connection.close()
 
 
 def write_scored(connection: duckdb.DuckDBPyConnection, answers: Sequence[Answer]) -> None:
@@ -124,6 +130,6 @@ def _insert(
     names = ", ".join(arrays)
     connection.register("_tg_judge_rows", arrays)
     try:
-        connection.execute(f"INSERT INTO {table} ({names}) SELECT {names} FROM _tg_judge_rows")
+        connection.execute(f"INSERT INTO {table} ({names}) SELECT {names} FROM _tg_judge_rows")  # noqa: S608 — this module's table and column constants
     finally:
         connection.unregister("_tg_judge_rows")
