@@ -19,6 +19,7 @@ from typing import Any
 from google.adk.agents.base_agent import BaseAgent
 from pydantic import BaseModel, ConfigDict, Field
 
+from tracegrade.errors import EvalSetError
 from tracegrade.evalset import Case, LoadedEvalSet, load_eval_sets
 from tracegrade.harness import record
 from tracegrade.harness.agents import load_agent, model_names
@@ -84,6 +85,14 @@ def plan_run(options: RunOptions, run_id: str | None = None) -> RunPlan:
     cases = [case for s in eval_sets for case in s.cases]
     skipped = [(c, c.reason_not_replayable) for c in cases if c.reason_not_replayable is not None]
     replayable = [c for c in cases if c.replayable]
+    if not replayable:
+        # Nothing is recorded for a run that cannot replay anything.
+        given = ", ".join(options.eval_sets)
+        raise EvalSetError(
+            f"nothing to replay: {given} holds no case"
+            if not cases
+            else f"nothing to replay: none of the {len(cases)} cases in {given} can be replayed"
+        )
     return RunPlan(run_id or new_run_id(), options, eval_sets, agent, replayable, skipped)
 
 
