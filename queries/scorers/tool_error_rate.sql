@@ -1,6 +1,7 @@
 -- metric: tool_error_rate
 -- better: lower
 -- needs: nothing
+-- range: 0..1
 -- One row per turn that called tools: the share of its tool calls that failed (raised,
 -- returned an error, or named an unknown tool). NULL without tool calls.
 -- detail: {calls, errors: [{name, kind, message}]}

@@ -147,7 +147,7 @@ def test_the_latest_scoring_is_reported_unless_one_is_named(tmp_path: Path) -> N
 def test_unknown_runs_and_scorings_are_user_errors(reader: LocalReader) -> None:
     with pytest.raises(ReportError, match="no scoring 'nope'"):
         build_report(reader, scoring_id="nope")
-    with pytest.raises(ReportError, match="run 'nope' has not been scored"):
+    with pytest.raises(ReportError, match="no eval run 'nope': `tracegrade runs` lists"):
         build_report(reader, run_id="nope")
 
 
@@ -155,4 +155,5 @@ def test_the_summary_names_metrics_that_were_left_out(base: RunReport) -> None:
     reason = "needs an LLM judge or Vertex AI, which tracegrade does not run"
     scoring = base.scoring.model_copy(update={"not_evaluated": {"hallucinations_v1": reason}})
     text = render_terminal(base.model_copy(update={"scoring": scoring}))
-    assert f"not evaluated: hallucinations_v1 ({reason})" in text
+    assert "Not evaluated in part (the cases were judged on their other criteria)\n" in text
+    assert f"\n  hallucinations_v1: {reason}\n" in text

@@ -16,7 +16,7 @@ from rich.console import JustifyMethod, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from tracegrade.report import explain
+from tracegrade.report import explain, unevaluated
 from tracegrade.report.models import CaseReport, Criterion, RunReport, Totals
 from tracegrade.report.summary import totals
 from tracegrade.report.values import (
@@ -41,7 +41,7 @@ def render_terminal(report: RunReport, width: int = 100, color: bool = False) ->
 
 
 def _renderables(report: RunReport) -> Iterator[RenderableType]:
-    for section in (_header, _case_table, _run_metrics, _failures, _errors):
+    for section in (_header, _case_table, _run_metrics, _unevaluated, _not_run, _failures, _errors):
         shown = list(section(report))
         yield from shown
         if shown:
@@ -143,8 +143,6 @@ def _metric_cell(case: CaseReport, metric: str) -> Text:
 
 
 def _run_metrics(report: RunReport) -> Iterator[RenderableType]:
-    for metric, reason in sorted(report.scoring.not_evaluated.items()):
-        yield Text(f"not evaluated: {metric} ({reason})", style="yellow")
     shown = [m for m in report.metrics if m.gating or m.breached]
     if not shown:
         return
@@ -157,6 +155,34 @@ def _run_metrics(report: RunReport) -> Iterator[RenderableType]:
         breached = Text("; ".join(m.breached) or "within budget", style=style)
         table.add_row(m.metric, num(m.mean), num(m.p50), num(m.p95), num(m.max), breached)
     yield table
+
+
+def _unevaluated(report: RunReport) -> Iterator[RenderableType]:
+    reasons = unevaluated.run_reasons(report)
+    if not reasons:
+        return
+    cases = [c for c in report.cases if c.verdict == "not_evaluated"]
+    if not cases:
+        title = "Not evaluated in part (the cases were judged on their other criteria)"
+    else:
+        allowed = " (allowed: allow_not_evaluated)" if report.scoring.allow_not_evaluated else ""
+        title = f"Not evaluated ({plural(len(cases), 'case')} with no criterion evaluated){allowed}"
+    yield Text(title, style="bold yellow")
+    yield Text("\n".join(f"  {line}" for line in reasons))
+
+
+def _not_run(report: RunReport) -> Iterator[RenderableType]:
+    if not report.not_run_repeats:
+        return
+    planned = report.not_run_repeats + report.total_repeats
+    yield Text(
+        f"Not run ({report.not_run_repeats} of {planned} case repeats): the run was stopped "
+        "before them, so it cannot pass",
+        style="bold yellow",
+    )
+    missing = [f"{c.eval_set_id}/{c.case_id}" for c in report.cases if c.verdict == "not_run"]
+    if missing:
+        yield Text(f"  {', '.join(missing)}")
 
 
 def _failures(report: RunReport) -> Iterator[RenderableType]:
@@ -208,9 +234,13 @@ def totals_lines(t: Totals) -> list[str]:
 def _verdict(report: RunReport) -> Text:
     verdicts = [c.verdict for c in report.cases]
     line = (
-        f"{report.verdict.upper()}: {verdicts.count('passed')}/{len(verdicts)} cases passed, "
+        f"{report.verdict.upper().replace('_', ' ')}: "
+        f"{verdicts.count('passed')}/{len(verdicts)} cases passed, "
         f"{verdicts.count('failed')} failed, {verdicts.count('error')} errored"
     )
+    for verdict in ("not_evaluated", "not_run"):
+        if verdict in verdicts:
+            line += f", {verdicts.count(verdict)} {verdict.replace('_', ' ')}"
     broken = [f"{m.metric} over budget" for m in report.metrics if m.status == "failed"]
     line += "".join(f"; {b}" for b in broken) + f" → exit {exit_meaning(report.exit_code)}"
     return Text(line, style=f"bold {_STYLE.get(report.verdict, '')}".strip())

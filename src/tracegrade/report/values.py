@@ -139,6 +139,8 @@ _EXIT_MEANING = {
     ExitCode.OK: "passed",
     ExitCode.GATE_FAILED: "quality gate failed",
     ExitCode.ERRORS_OVER_LIMIT: "errors over the allowed rate",
+    ExitCode.NOT_EVALUATED: "cases not evaluated",
+    ExitCode.INCOMPLETE: "run incomplete",
 }
 
 
