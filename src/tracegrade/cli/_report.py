@@ -47,12 +47,27 @@ def emit_report(
     return code
 
 
-def emit_traffic(db: Path | None, server: str | None, scoring_id: str) -> ExitCode:
-    from tracegrade.report import build_traffic_report, render_traffic
+def emit_traffic(
+    db: Path | None,
+    server: str | None,
+    scoring_id: str,
+    json_path: Path | None = None,
+    junit: Path | None = None,
+) -> ExitCode:
+    from tracegrade.report import (
+        build_traffic_report,
+        render_traffic,
+        traffic_to_json,
+        traffic_to_junit,
+    )
 
     with open_reader(db, server) as reader:
         report = build_traffic_report(reader, scoring_id)
         typer.echo(render_traffic(report, width=_width(), color=_color()), nl=False)
+    if json_path:
+        json_path.write_text(traffic_to_json(report))
+    if junit:
+        junit.write_text(traffic_to_junit(report))
     return ExitCode(report.exit_code)
 
 

@@ -69,7 +69,7 @@ def score(
         with scoring_target(db, server, metrics or []) as target, _where_errors(where):
             summary = target.score(request)
         if summary["run_id"] is None:
-            code = emit_traffic(db, server, summary["scoring_id"])
+            code = emit_traffic(db, server, summary["scoring_id"], json_path, junit)
         else:
             code = emit_report(db, server, summary["scoring_id"], json_path, junit)
     raise typer.Exit(int(code))

@@ -152,7 +152,8 @@ def _run_metrics(report: RunReport) -> Iterator[RenderableType]:
     table.add_column("budgets")
     for m in shown:
         style = "red" if m.breached else ""
-        breached = Text("; ".join(m.breached) or "within budget", style=style)
+        within = "not evaluated" if m.mean is None and m.not_evaluated else "within budget"
+        breached = Text("; ".join(m.breached) or within, style=style)
         table.add_row(m.metric, num(m.mean), num(m.p50), num(m.p95), num(m.max), breached)
     yield table
 

@@ -31,11 +31,23 @@ def _renderables(report: TrafficReport) -> Iterator[RenderableType]:
     for metric in report.metrics:
         if metric.breached and metric.status == "failed":
             yield Text(f"run budget: {metric.metric} {'; '.join(metric.breached)}", style="red")
+    yield from _left_out(report.scoring.not_evaluated)
     yield Text(report.caveat, style="dim")
     yield Text(
         f"{report.verdict.upper()} → exit code {exit_meaning(report.exit_code)}",
         style="bold " + ("green" if report.verdict == "passed" else "red"),
     )
+
+
+def _left_out(not_evaluated: dict[str, str]) -> Iterator[Text]:
+    """The criteria left out, grouped by why: `not applicable: a, b (needs expected ...)`."""
+    by_reason: dict[str, list[str]] = {}
+    for metric, reason in sorted(not_evaluated.items()):
+        by_reason.setdefault(reason, []).append(metric)
+    for reason, metrics in by_reason.items():
+        head, _, why = reason.partition(": ")
+        label = head if why else "not evaluated"
+        yield Text(f"{label}: {', '.join(metrics)} ({why or reason})", style="yellow")
 
 
 def describe(selection: dict[str, Any]) -> str:
