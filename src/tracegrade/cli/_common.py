@@ -61,8 +61,10 @@ def user_errors() -> Iterator[None]:
         yield
     except TracegradeError as exc:
         raise fail(str(exc)) from None
-    except KeyboardInterrupt:
-        raise fail("interrupted", ExitCode.INTERRUPTED) from None
+    except KeyboardInterrupt as exc:
+        raise fail(
+            f"interrupted: {exc}" if str(exc) else "interrupted", ExitCode.INTERRUPTED
+        ) from None
 
 
 @contextmanager

@@ -96,12 +96,31 @@ def plan_run(options: RunOptions, run_id: str | None = None) -> RunPlan:
     return RunPlan(run_id or new_run_id(), options, eval_sets, agent, replayable, skipped)
 
 
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped the run; what it finished (and the turn it stopped in) is recorded."""
+
+
 def execute(plan: RunPlan, progress: Progress | None = None) -> RunResult:
     """Replay every planned case `repeats` times; spans go to the global tracer provider."""
     record.record_run(
         _run_record(plan.run_id, plan.options, plan.eval_sets, plan.agent), plan.cases
     )
-    outcomes = asyncio.run(_replay_all(plan.agent, plan.cases, plan.run_id, plan.options, progress))
+    finished: list[CaseOutcome] = []
+
+    def counted(outcome: CaseOutcome) -> None:
+        finished.append(outcome)
+        if progress:
+            progress(outcome)
+
+    try:
+        outcomes = asyncio.run(
+            _replay_all(plan.agent, plan.cases, plan.run_id, plan.options, counted)
+        )
+    except KeyboardInterrupt:
+        raise RunInterrupted(
+            f"run {plan.run_id} stopped after {len(finished)} of {plan.total} case repeats; "
+            f"`tracegrade score --run {plan.run_id}` scores what ran (as incomplete)"
+        ) from None
     return RunResult(plan.run_id, plan.eval_sets, outcomes, plan.not_replayable)
 
 
