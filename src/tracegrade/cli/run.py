@@ -52,6 +52,14 @@ def run(
     turn_timeout: Annotated[
         float, typer.Option(help="Seconds before a turn counts as hung.")
     ] = 600.0,
+    ignore_unknown_keys: Annotated[
+        bool,
+        typer.Option(
+            "--ignore-unknown-keys",
+            help="Load eval sets holding keys ADK refuses (e.g. expected_tool_use inside an "
+            "invocation) without those keys; each file says which.",
+        ),
+    ] = False,
     allow_not_evaluated: Annotated[
         bool,
         typer.Option(
@@ -88,8 +96,11 @@ def run(
             parallel=parallel,
             turn_timeout_s=turn_timeout,
             criteria=criteria.raw or {},
+            ignore_unknown_keys=ignore_unknown_keys,
         )
         plan = plan_run(options)
+        for warning in (w for loaded in plan.eval_sets for w in loaded.warnings):
+            typer.echo(f"tracegrade: {warning}", err=True)
         for case, reason in plan.not_replayable:
             typer.echo(f"tracegrade: skipping case '{case.case_id}': {reason}", err=True)
         with case_progress(plan.total) as progress:

@@ -39,6 +39,9 @@ class RunOptions(BaseModel):
     parallel: int = Field(default=1, ge=1)
     turn_timeout_s: float | None = Field(default=600.0, gt=0)
     criteria: dict[str, Any] = Field(default_factory=dict, description="recorded with the run")
+    ignore_unknown_keys: bool = Field(
+        default=False, description="load eval sets with keys ADK refuses, without those keys"
+    )
 
 
 @dataclass
@@ -80,7 +83,7 @@ class RunPlan:
 
 def plan_run(options: RunOptions, run_id: str | None = None) -> RunPlan:
     """Load the eval sets and the agent; fail on bad input before anything runs."""
-    eval_sets = load_eval_sets(options.eval_sets)
+    eval_sets = load_eval_sets(options.eval_sets, options.ignore_unknown_keys)
     agent = load_agent(options.agent)
     cases = [case for s in eval_sets for case in s.cases]
     skipped = [(c, c.reason_not_replayable) for c in cases if c.reason_not_replayable is not None]
