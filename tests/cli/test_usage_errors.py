@@ -108,3 +108,28 @@ def test_an_unknown_run_is_not_advised_to_be_scored(db: Path) -> None:
     assert one_line_error(done.stderr) == (
         "tracegrade: no eval run 'nope': `tracegrade runs` lists the stored runs"
     )
+
+
+def test_keys_adk_refuses_are_named_and_can_be_ignored(tmp_path: Path) -> None:
+    document = json.loads(FLAKY.read_text())
+    for invocation in document["eval_cases"][0]["conversation"]:
+        invocation["expected_tool_use"] = [{"tool_name": "lookup"}]  # the old format's key
+    mixed = tmp_path / "mixed.evalset.json"
+    mixed.write_text(json.dumps(document))
+    run = ["run", str(mixed), "--agent", "tests.scoring.flaky_agent:root_agent"]
+
+    refused = tracegrade(*run, cwd=tmp_path)
+    loaded = tracegrade(*run, "--ignore-unknown-keys", cwd=tmp_path)
+
+    assert refused.returncode == ExitCode.USAGE_ERROR
+    assert one_line_error(refused.stderr) == (
+        f"tracegrade: eval set '{mixed}' case 'find_paris': conversation[0]: ADK refuses the "
+        "unknown key expected_tool_use; fix the file, or pass --ignore-unknown-keys to load "
+        "it without it"
+    )
+    warning = (
+        f"tracegrade: eval set '{mixed}': ignoring keys ADK refuses: expected_tool_use; "
+        "first in case 'find_paris': conversation[0]"
+    )
+    assert loaded.stderr.splitlines().count(warning) == 1
+    assert loaded.returncode == ExitCode.OK, loaded.stdout

@@ -17,6 +17,7 @@ from google.adk.agents.base_agent import BaseAgent
 from google.adk.evaluation.eval_case import EvalCase, IntermediateData, Invocation
 from google.adk.evaluation.eval_metrics import EvalMetric, ToolTrajectoryCriterion
 from google.adk.evaluation.evaluation_generator import EvaluationGenerator
+from google.adk.evaluation.evaluator import EvalStatus
 from google.adk.evaluation.final_response_match_v1 import RougeEvaluator
 from google.adk.evaluation.trajectory_evaluator import TrajectoryEvaluator
 from google.adk.runners import InMemoryRunner
@@ -30,6 +31,8 @@ RESPONSE = "response_match_score"
 class AdkScores:
     turns: list[float | None]
     case: float | None
+    passed: bool
+    """ADK's verdict for the metric on the case (overall status PASSED)."""
 
 
 def adk_replay(agent: BaseAgent, case: EvalCase, app_name: str = "oracle") -> list[Invocation]:
@@ -75,7 +78,11 @@ def adk_scores(
     expected: Sequence[Invocation],
 ) -> AdkScores:
     result = evaluator(metric, criterion).evaluate_invocations(list(actual), list(expected))
-    return AdkScores([r.score for r in result.per_invocation_results], result.overall_score)
+    return AdkScores(
+        [r.score for r in result.per_invocation_results],
+        result.overall_score,
+        result.overall_eval_status == EvalStatus.PASSED,
+    )
 
 
 def invocation(calls: Sequence[dict[str, Any]], final: str | None, user: str = "q") -> Invocation:
