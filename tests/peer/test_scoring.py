@@ -13,6 +13,7 @@ import duckdb
 import pytest
 
 from tests.peer.material import PeerCase, random_cases, unit_cases
+from tests.peer.replay import same_scores
 from tests.support.adk_oracle import RESPONSE, TRAJECTORY, AdkScores, adk_scores, invocation
 from tracegrade.scoring import available_metrics, parse_config
 from tracegrade.scoring.canonical import canonical_args
@@ -71,7 +72,8 @@ def score_with_tracegrade(
     scoring = score_loaded(connection, config, SPECS).scoring_id
     rows = connection.execute(
         "SELECT case_id, level, turn_index, score, status FROM scores "
-        "WHERE scoring_id = ? AND metric = ? AND level <> 'run' ORDER BY case_id, level, turn_index",
+        "WHERE scoring_id = ? AND metric = ? AND level <> 'run' "
+        "ORDER BY case_id, level, turn_index",
         [scoring, metric],
     ).fetchall()
     ours: Ours = {case.case_id: ([], None, False) for case in cases}
@@ -105,16 +107,6 @@ def assert_same(
             differ[case.case_id] = {"ours": mine, "adk": theirs}
     assert differ == {}
     return seen
-
-
-def same_scores(ours: tuple[Any, ...], adk: tuple[Any, ...]) -> bool:
-    """Equal, floats to 1e-9 (ROUGE's F-measure is computed in another order)."""
-    flat_ours = [*ours[0], *ours[1:]]
-    flat_adk = [*adk[0], *adk[1:]]
-    return len(ours[0]) == len(adk[0]) and all(
-        a == b or (isinstance(a, float) and isinstance(b, float) and abs(a - b) <= 1e-9)
-        for a, b in zip(flat_ours, flat_adk, strict=True)
-    )
 
 
 @pytest.fixture(scope="module")

@@ -38,7 +38,7 @@ def find(city: str) -> dict[str, Any]:
     return {"city": city}
 
 
-SCRIPT = {
+SCRIPT: dict[str, list[dict[str, Any]]] = {
     "without args": [
         {"tool_calls": [{"name": "lookup", "args": None}]},
         {"tool_calls": [{"name": "find", "args": {"city": "Paris"}}]},
