@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from google.adk.agents.base_agent import BaseAgent
@@ -25,7 +26,8 @@ def capture_run(
     writer: SpanWriter, eval_sets: Sequence[LoadedEvalSet], agent: BaseAgent
 ) -> Selection:
     """Replay every case of the eval sets through `agent` into `writer`'s database, and
-    prepare the scorer inputs from the run's spans (once; `scores_by_case` reuses them)."""
+    prepare the scorer inputs from the run's spans (once: `score_cases` scores what the
+    inputs hold, so score a run before capturing the next)."""
     processor = BlockingSpanProcessor(DuckDBSpanExporter(writer=writer))
     ROUTER.target = processor
     try:
@@ -46,25 +48,41 @@ def capture_run(
     return selection
 
 
+@dataclass(frozen=True)
+class ScoredCases:
+    """One scoring read back, per (eval set, case): each metric's scores, and the verdict."""
+
+    metrics: dict[tuple[str, str], dict[str, CaseScores]]
+    verdicts: dict[tuple[str, str], str]
+
+
+def score_cases(writer: SpanWriter, selection: Selection, config: ScoringConfig) -> ScoredCases:
+    """Score the prepared inputs under `config`, with the engine's own levels and verdicts."""
+    scoring = score_loaded(writer.connection, config, SPECS, selection)
+    rows = writer.connection.execute(
+        "SELECT eval_set_id, case_id, metric, level, score, status FROM scores "
+        "WHERE scoring_id = ? AND level <> 'run' "
+        "ORDER BY eval_set_id, case_id, metric, level, turn_index",
+        [scoring.scoring_id],
+    ).fetchall()
+    metrics: dict[tuple[str, str], dict[str, CaseScores]] = {}
+    for eval_set_id, case_id, metric, level, value, status in rows:
+        case = metrics.setdefault((eval_set_id, case_id), {})
+        turns, total, passed = case.get(metric, ([], None, False))
+        if level == "turn":
+            case[metric] = ([*turns, value], total, passed)
+        else:
+            case[metric] = (turns, value, status == "passed")
+    verdicts = {(c.eval_set_id, c.case_id): c.verdict for c in scoring.cases}
+    return ScoredCases(metrics, verdicts)
+
+
 def scores_by_case(
     writer: SpanWriter, selection: Selection, config: ScoringConfig, metric: str
 ) -> dict[tuple[str, str], CaseScores]:
-    """Score the prepared inputs under `config` (the engine's own levels and verdicts): per
-    (eval set, case), `metric`'s scores."""
-    scoring = score_loaded(writer.connection, config, SPECS, selection)
-    rows = writer.connection.execute(
-        "SELECT eval_set_id, case_id, level, score, status FROM scores WHERE scoring_id = ? "
-        "AND metric = ? AND level <> 'run' ORDER BY eval_set_id, case_id, level, turn_index",
-        [scoring.scoring_id, metric],
-    ).fetchall()
-    found: dict[tuple[str, str], CaseScores] = {}
-    for eval_set_id, case_id, level, value, status in rows:
-        turns, total, passed = found.get((eval_set_id, case_id), ([], None, False))
-        if level == "turn":
-            found[(eval_set_id, case_id)] = ([*turns, value], total, passed)
-        else:
-            found[(eval_set_id, case_id)] = (turns, value, status == "passed")
-    return found
+    """`metric`'s scores, per (eval set, case)."""
+    scored = score_cases(writer, selection, config).metrics
+    return {case: found[metric] for case, found in scored.items() if metric in found}
 
 
 def same_scores(ours: tuple[Any, ...], adk: tuple[Any, ...]) -> bool:

@@ -58,8 +58,10 @@ class CaseOutcome:
 async def replay_case(
     agent: BaseAgent, case: Case, run_id: str, repeat: int, turn_timeout_s: float | None
 ) -> CaseOutcome:
-    app_name = case.session.app_name if case.session else agent.name
-    user_id = case.session.user_id if case.session else DEFAULT_USER
+    # An empty app name or user id counts as not given (real eval files hold ""; ADK's own
+    # runner refuses an empty app name).
+    app_name = (case.session.app_name if case.session else None) or agent.name
+    user_id = (case.session.user_id if case.session else None) or DEFAULT_USER
     runner = InMemoryRunner(agent=agent, app_name=app_name)
     session = await runner.session_service.create_session(
         app_name=app_name,
