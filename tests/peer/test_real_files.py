@@ -148,7 +148,7 @@ def _adk_evaluators(path: Path) -> dict[str, Any]:
     }
 
 
-@pytest.mark.parametrize("path", sorted(loadable(), key=file_id), ids=file_id)
+@pytest.mark.parametrize("path", sorted(loadable(), key=str), ids=file_id)
 def test_every_case_scores_as_in_adk(scored: dict[Path, ScoredCases], path: Path) -> None:
     ours = scored[path]
     loaded, adk_cases = loadable()[path], load_with_adk(path).eval_cases
@@ -174,7 +174,8 @@ def test_every_case_scores_as_in_adk(scored: dict[Path, ScoredCases], path: Path
 
 
 def _actual(turns: tuple[ExpectedTurn, ...]) -> list[Invocation]:
-    actual, users = [], ()
+    actual: list[Invocation] = []
+    users: Key = ()
     for turn in turns:
         users = (*users, turn.user_text)
         calls, final = behaviour(users, turn)
