@@ -39,6 +39,7 @@ def diff(
     shown, and do not fail.
     """
     from tracegrade.cli._access import open_reader
+    from tracegrade.cli._report import width
     from tracegrade.report import DiffTolerances, diff_runs, render_diff
 
     tolerances = DiffTolerances(
@@ -50,5 +51,5 @@ def diff(
     )
     with user_errors(), open_reader(db, server) as reader:
         result = diff_runs(reader, base, new, tolerances)
-    typer.echo(render_diff(result, color=sys.stdout.isatty()), nl=False)
+    typer.echo(render_diff(result, width=width(), color=sys.stdout.isatty()), nl=False)
     raise typer.Exit(int(ExitCode.GATE_FAILED if result.regressed else ExitCode.OK))

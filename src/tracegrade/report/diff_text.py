@@ -8,7 +8,7 @@ from rich.text import Text
 
 from tracegrade.exit_codes import ExitCode
 from tracegrade.report.diff import OVER_TOLERANCE, CaseDiff, RunDiff
-from tracegrade.report.values import exit_meaning, plural, to_text
+from tracegrade.report.values import UNBOUNDED, exit_meaning, plural, to_text
 
 # Most serious first: a case is listed under the first of these it shows.
 _GROUPS = (
@@ -19,8 +19,8 @@ _GROUPS = (
 )
 
 
-def render_diff(diff: RunDiff, width: int = 100, color: bool = False) -> str:
-    return to_text(_lines(diff), width=width, color=color)
+def render_diff(diff: RunDiff, width: int | None = 100, color: bool = False) -> str:
+    return to_text(_lines(diff), width=width or UNBOUNDED, color=color)
 
 
 def _lines(diff: RunDiff) -> Iterator[Text]:

@@ -11,14 +11,14 @@ from rich.table import Table
 from rich.text import Text
 
 from tracegrade.report.traffic import TrafficReport, TrafficRow
-from tracegrade.report.values import DASH, count, exit_meaning, ms, pct, to_text, usd
+from tracegrade.report.values import DASH, UNBOUNDED, count, exit_meaning, ms, pct, to_text, usd
 
 _HEADERS = ("", "turns", "errored", "over budget", "repeated\ncalls", "tool\nerrors",
             "cost/turn", "latency (ms)\np50/p95")  # fmt: skip
 
 
-def render_traffic(report: TrafficReport, width: int = 100, color: bool = False) -> str:
-    return to_text(_renderables(report), width=width, color=color)
+def render_traffic(report: TrafficReport, width: int | None = 100, color: bool = False) -> str:
+    return to_text(_renderables(report), width=width or UNBOUNDED, color=color)
 
 
 def _renderables(report: TrafficReport) -> Iterator[RenderableType]:

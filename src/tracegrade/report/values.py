@@ -157,6 +157,10 @@ def plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
+UNBOUNDED = 10_000
+"""The width to render at when there is no terminal (piped): wide enough for any table."""
+
+
 def to_text(renderables: Iterable[RenderableType], width: int = 100, color: bool = False) -> str:
     """Render into a string: plain text, or with ANSI colours when `color`."""
     console = Console(
