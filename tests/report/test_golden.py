@@ -36,7 +36,7 @@ def test_terminal_summary(base_report: RunReport, golden: Golden, width: int | N
         assert max(len(line) for line in text.splitlines()) <= width
     # Headers and cells whole: no word split across lines, no value cut.
     for whole in ("trajectory", "avg_score", "response", "p50/p95", "two_turns_with_state"):
-        assert whole in table or width == 80 and whole == "p50/p95"
+        assert whole in table or (width == 80 and whole == "p50/p95")
     assert ("$0.000645*" in table) == (width != 80)
 
 
