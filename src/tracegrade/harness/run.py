@@ -23,7 +23,8 @@ from tracegrade.errors import EvalSetError
 from tracegrade.evalset import Case, LoadedEvalSet, load_eval_sets
 from tracegrade.harness import record
 from tracegrade.harness.agents import load_agent, model_names
-from tracegrade.harness.replay import CaseOutcome, replay_case
+from tracegrade.harness.replay import RUN_CONFIG, CaseOutcome, replay_case
+from tracegrade.harness.warmup import cool_down, warm_up
 
 
 class RunOptions(BaseModel):
@@ -135,6 +136,20 @@ def run_eval(
 
 
 async def _replay_all(
+    agent: BaseAgent,
+    cases: Sequence[Case],
+    run_id: str,
+    options: RunOptions,
+    progress: Progress | None,
+) -> list[CaseOutcome]:
+    await warm_up(RUN_CONFIG)  # ADK's one-time start-up, out of the first case's latency
+    try:
+        return await _replay_cases(agent, cases, run_id, options, progress)
+    finally:
+        cool_down()
+
+
+async def _replay_cases(
     agent: BaseAgent,
     cases: Sequence[Case],
     run_id: str,
