@@ -107,3 +107,19 @@ def test_export_with_nothing_replayable_writes_nothing(
         "tracegrade: nothing to export: no session matching 'true' can be replayed (see above)"
     )
     assert not out.exists()
+
+
+def test_the_summary_fits_the_width_it_is_given(writer: SpanWriter, db_path: Path) -> None:
+    from tests.report.helpers import BASE_RUN, score_run
+
+    ingest_file(RUNS_FIXTURE, writer)
+    score_run(writer.connection, BASE_RUN)
+    writer.close()
+
+    piped = invoke("report", BASE_RUN, "--db", str(db_path), columns=None).stdout
+    narrow = invoke("report", BASE_RUN, "--db", str(db_path), columns=80).stdout
+
+    assert "p50/p95 tokens       cost" in piped
+    assert "left out" not in piped
+    assert max(map(len, narrow.splitlines())) <= 80
+    assert "Per-case latency and cost left out to fit 80 columns (see Totals)" in narrow

@@ -30,9 +30,10 @@ def tracegrade(
     )
 
 
-def invoke(*args: str, columns: int = 100) -> Result:
-    """The command in this process (no agent runs here: use `tracegrade` for those)."""
-    env = {"COLUMNS": str(columns), "NO_COLOR": "1", "TERM": "dumb"}
+def invoke(*args: str, columns: int | None = 100) -> Result:
+    """The command in this process (no agent runs here: use `tracegrade` for those); its
+    stdout is piped, `columns` wide (None: no width given, as in a CI log)."""
+    env = {"COLUMNS": None if columns is None else str(columns), "NO_COLOR": "1", "TERM": "dumb"}
     return CliRunner().invoke(app, list(args), env=env)
 
 
