@@ -13,24 +13,25 @@ from typing import Any
 from typer.core import TyperCommand, TyperGroup, TyperOption
 
 
-class Command(TyperCommand):
+class _Readable:
+    """What `Command` and `Group` add to typer's classes."""
+
+    help: str | None
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.help = reflow(self.help)
 
     def get_params(self, ctx: Any) -> list[Any]:
-        return _untyped_flags(super().get_params(ctx))
+        return _untyped_flags(super().get_params(ctx))  # type: ignore[misc]
 
 
-class Group(TyperGroup):
+class Command(_Readable, TyperCommand):
+    """A command whose help reads as below."""
+
+
+class Group(_Readable, TyperGroup):
     """The same for `tracegrade` itself and its command groups."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.help = reflow(self.help)
-
-    def get_params(self, ctx: Any) -> list[Any]:
-        return _untyped_flags(super().get_params(ctx))
 
 
 def _untyped_flags(params: list[Any]) -> list[Any]:
