@@ -3,6 +3,10 @@ google-adk's own TrajectoryEvaluator and response-match (ROUGE-1) evaluator. Pri
 turns/s, peak RSS and the ratios; every size runs in a fresh process.
 
     python bench/score/run.py [--sizes 10000,100000,1000000] [--adk-max 100000]
+                              [--validity-at 100000] [--rounds 3]
+
+First, tool_call_validity at --validity-at turns: alone, and the default metric set with
+and without it, interleaved (--validity-at 0 skips it; --sizes "" runs only that part).
 """
 
 from __future__ import annotations
@@ -21,12 +25,15 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from synthetic import REPEATS
+from synthetic import REPEATS, TOOLS
 
 PART = 100_000  # turns made and loaded at a time (a multiple of REPEATS)
 
 
-def ours(n: int, trajectory_only: bool) -> dict[str, Any]:
+def ours(n: int, trajectory_only: bool, mode: str = "") -> dict[str, Any]:
+    """`mode`: "" (with tool_call_validity), "no-validity" (the default set as before it),
+    "validity" (tool_call_validity alone), "validity-distinct" (alone, every call's
+    arguments different: nothing shared between repeats)."""
     from synthetic import turns
 
     from tracegrade.scoring import available_metrics, parse_config
@@ -42,7 +49,7 @@ def ours(n: int, trajectory_only: bool) -> dict[str, Any]:
     connection = connect(Path(workdir) / "bench.duckdb")
     for start in range(0, n, PART):
         part = turns(min(PART, n - start), seed=start)
-        tables = _tables(part, canonical_args, first=start)
+        tables = _tables(part, canonical_args, first=start, distinct=mode == "validity-distinct")
         load_inputs(connection, tables, append=start > 0, derive=start + PART >= n)
         del part, tables
     specs = available_metrics()
@@ -56,6 +63,15 @@ def ours(n: int, trajectory_only: bool) -> dict[str, Any]:
         )
         scored = connection.execute("SELECT count(*) FROM trajectory_scores").fetchall()[0][0]
         return {"turns": scored, "seconds": seconds}
+    if mode.startswith("validity"):
+        sql = specs["tool_call_validity"].sql.strip().rstrip(";")
+        seconds = _median_seconds(
+            lambda: connection.execute(f"CREATE OR REPLACE TEMP TABLE validity AS {sql}")
+        )
+        scored = connection.execute("SELECT count(*) FROM validity").fetchall()[0][0]
+        return {"turns": scored, "seconds": seconds}
+    if mode == "no-validity":
+        del specs["tool_call_validity"]
     start = time.perf_counter()
     result = score_loaded(connection, parse_config(None, specs), specs)
     return {"turns": result.turns, "seconds": time.perf_counter() - start}
@@ -71,12 +87,17 @@ def _median_seconds(measured: Callable[[], object], times: int = 3) -> float:
     return statistics.median(seconds)
 
 
-def _tables(data: list[Any], canonical: Any, first: int = 0) -> dict[str, dict[str, list[Any]]]:
+def _tables(
+    data: list[Any], canonical: Any, first: int = 0, distinct: bool = False
+) -> dict[str, dict[str, list[Any]]]:
+    from synthetic import tool_schema
+
     ids = [f"t{first + i:07d}" for i in range(len(data))]
-    calls: dict[str, list[Any]] = {
-        k: []
-        for k in ("turn_id", "seq", "name", "args", "args_captured", "parallel_group", "is_error")
-    }
+    columns = ("turn_id", "seq", "name", "args", "args_captured", "parallel_group", "is_error")
+    calls: dict[str, list[Any]] = {k: [] for k in columns}
+    # What the schema check reads: the tool's schema as the model was given it, the args as sent.
+    schemas = {name: json.dumps(tool_schema(name)) for name in TOOLS}
+    checked: dict[str, list[Any]] = {"tool_offered": [], "tool_schema": [], "raw_args": []}
     expected: dict[str, list[Any]] = {k: [] for k in ("turn_id", "seq", "name", "args")}
     for turn_id, turn in zip(ids, data, strict=True):
         for seq, (name, args) in enumerate(turn.actual, start=1):
@@ -86,6 +107,10 @@ def _tables(data: list[Any], canonical: Any, first: int = 0) -> dict[str, dict[s
                 strict=True,
             ):
                 calls[key].append(value)
+            sent = {**args, "note": f"{turn_id}-{seq}"} if distinct else args
+            checked["tool_offered"].append(True)
+            checked["tool_schema"].append(schemas[name])
+            checked["raw_args"].append(json.dumps(sent))
         for seq, (name, args) in enumerate(turn.expected, start=1):
             for key, value in zip(expected, (turn_id, seq, name, canonical(args)), strict=True):
                 expected[key].append(value)
@@ -113,7 +138,7 @@ def _tables(data: list[Any], canonical: Any, first: int = 0) -> dict[str, dict[s
             "final_text": [t.reference for t in data],
             "n_tool_calls": [3] * n,
         },
-        "scored_calls": calls,
+        "scored_calls": calls | checked,
         "scored_expected_calls": expected,
     }
 
@@ -156,8 +181,8 @@ def adk(n: int, trajectory_only: bool) -> dict[str, Any]:
     return {"turns": n, "seconds": time.perf_counter() - start}
 
 
-def _child(which: str, n: int, trajectory_only: bool) -> dict[str, Any]:
-    result = (ours if which == "ours" else adk)(n, trajectory_only)
+def _child(which: str, n: int, trajectory_only: bool, mode: str) -> dict[str, Any]:
+    result = ours(n, trajectory_only, mode) if which == "ours" else adk(n, trajectory_only)
     result["peak_rss_mb"] = _peak_rss_mb()
     return result
 
@@ -169,8 +194,8 @@ def _peak_rss_mb() -> float:
     return 0.0
 
 
-def _spawn(which: str, n: int, trajectory_only: bool) -> dict[str, Any]:
-    args = [sys.executable, __file__, "--child", which, "--n", str(n)] + (
+def _spawn(which: str, n: int, trajectory_only: bool, mode: str = "") -> dict[str, Any]:
+    args = [sys.executable, __file__, "--child", which, "--n", str(n), "--mode", mode] + (
         ["--trajectory-only"] if trajectory_only else []
     )
     done = subprocess.run(
@@ -192,13 +217,22 @@ def main() -> None:
     parser.add_argument("--child")
     parser.add_argument("--n", type=int)
     parser.add_argument("--trajectory-only", action="store_true")
+    parser.add_argument("--mode", default="")
+    parser.add_argument(
+        "--validity-at", type=int, default=100_000, help="turns for the tool_call_validity part"
+    )
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds, with/without")
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(_child(args.child, args.n, args.trajectory_only)))
+        print(json.dumps(_child(args.child, args.n, args.trajectory_only, args.mode)))
         return
+    if args.validity_at:
+        validity(args.validity_at, args.rounds)
+    sizes = [int(s) for s in args.sizes.split(",") if s]
     head = f"{'turns':>9} {'what':34} {'tracegrade/s':>13} {'ADK/s':>9} {'ratio':>7}"
-    print(f"{head} {'our peak MB':>12} {'ADK peak MB':>12}")
-    for n in (int(s) for s in args.sizes.split(",")):
+    if sizes:
+        print(f"{head} {'our peak MB':>12} {'ADK peak MB':>12}")
+    for n in sizes:
         for trajectory_only, label in (
             (True, "trajectory (IN_ORDER)"),
             (False, "default metrics vs ADK's two"),
@@ -206,6 +240,35 @@ def main() -> None:
             mine = _spawn("ours", n, trajectory_only)
             theirs = _spawn("adk", n, trajectory_only) if n <= args.adk_max else None
             _row(n, label, mine, theirs)
+
+
+def validity(n: int, rounds: int) -> None:
+    """tool_call_validity alone, then the default metric set with and without it, the two
+    interleaved round by round (a shared machine's load drifts), with the load printed."""
+    print(f"tool_call_validity at {n} turns · load {_load()}")
+    for mode, label in (("validity", "as generated"), ("validity-distinct", "all args distinct")):
+        got = _spawn("ours", n, False, mode)
+        print(f"  alone, {label:18} {got['turns'] / got['seconds']:10.0f} turns/s")
+    times: dict[str, list[float]] = {"": [], "no-validity": []}
+    for _ in range(rounds):
+        for mode, found in times.items():
+            got = _spawn("ours", n, False, mode)
+            found.append(got["turns"] / got["seconds"])
+    with_rate, without = (statistics.median(times[m]) for m in ("", "no-validity"))
+    print(
+        f"  default metrics: {without:.0f} turns/s without it, {with_rate:.0f} with it "
+        f"({with_rate / without:.3f}×; medians of {rounds}: "
+        f"without {_rates(times['no-validity'])}, with {_rates(times[''])}) · load {_load()}",
+        flush=True,
+    )
+
+
+def _rates(rates: list[float]) -> str:
+    return "/".join(f"{r:.0f}" for r in rates)
+
+
+def _load() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
 
 def _row(n: int, label: str, mine: dict[str, Any], theirs: dict[str, Any] | None) -> None:

@@ -9,8 +9,8 @@ class ExitCode(IntEnum):
     OK = 0
     """Everything passed (or the command did what it was asked)."""
     GATE_FAILED = 1
-    """The quality gate failed: a case scored below its threshold, a budget was exceeded, or
-    `diff` (or `--baseline`) found a regression, a tolerance exceeded among them."""
+    """The gate failed: a case under its threshold or over a budget, a `diff` (or `--baseline`)
+    regression (a tolerance exceeded among them), a `lint-tools` error."""
     USAGE_ERROR = 2
     """Bad options or bad input: a malformed eval set, a missing file, a locked database."""
     ERRORS_OVER_LIMIT = 3

@@ -49,16 +49,55 @@ def sidecar_path(db: str | os.PathLike[str]) -> Path:
 
 
 def read_sidecar(db: str | os.PathLike[str]) -> ServerInfo | None:
+    """What the sidecar says, or None if there is none or it is damaged."""
     try:
-        document = json.loads(sidecar_path(db).read_text())
-        return ServerInfo(**document)
-    except (OSError, ValueError, TypeError):
+        return load_sidecar(db)
+    except DatabaseError:
         return None
 
 
+def load_sidecar(db: str | os.PathLike[str]) -> ServerInfo | None:
+    """What the sidecar says, or None if there is none; DatabaseError if it is damaged."""
+    path = sidecar_path(db)
+    try:
+        text = path.read_text()
+    except OSError:
+        return None
+    try:
+        info = ServerInfo(**json.loads(text))
+    except (ValueError, TypeError) as exc:
+        raise _damaged_sidecar(path, f"not the JSON serve writes: {exc}") from None
+    problem = _sidecar_problem(info)
+    if problem:
+        raise _damaged_sidecar(path, problem)
+    return info
+
+
+def _sidecar_problem(info: ServerInfo) -> str | None:
+    # A pid of 0 or -1 would make os.kill() signal a whole process group, or every process;
+    # pid_t is 32 bits.
+    if not isinstance(info.pid, int) or isinstance(info.pid, bool) or not 0 < info.pid < 2**31:
+        return f"pid {info.pid!r} is not a process id"
+    if not isinstance(info.url, str) or not info.url.startswith(("http://", "https://")):
+        return f"url {info.url!r} is not an http URL"
+    if not isinstance(info.db, str):
+        return f"db {info.db!r} is not a path"
+    return None
+
+
+def _damaged_sidecar(path: Path, problem: str) -> DatabaseError:
+    return DatabaseError(
+        f"{path} is damaged ({problem}): delete it; a running `tracegrade serve` writes it "
+        "again when restarted, or reach the server with --server URL"
+    )
+
+
 def find_server(db: str | os.PathLike[str], timeout_s: float = 2.0) -> ServerInfo | None:
-    """The live server holding `db`, or None (no sidecar, process gone, or not answering)."""
-    info = read_sidecar(db)
+    """The live server holding `db`, or None (no sidecar, process gone, or not answering).
+
+    A damaged sidecar is a DatabaseError saying so: it is met only when the file is locked,
+    and then it is what stands between the command and the server."""
+    info = load_sidecar(db)
     if info is None or not _alive(info.pid):
         return None
     try:

@@ -15,6 +15,7 @@ from tracegrade.store.rows import (
     event_dict,
     link_dict,
     span_id_hex,
+    time_problem,
     to_json,
     trace_id_hex,
 )
@@ -30,9 +31,24 @@ class RowBuilder:
     def rows(self, spans: Sequence[ReadableSpan]) -> list[SpanRow]:
         return [self.row(span) for span in spans]
 
+    def build(self, spans: Sequence[ReadableSpan]) -> tuple[list[SpanRow], list[str]]:
+        """Rows of the spans that can be stored as they are, and why each other one cannot."""
+        rows: list[SpanRow] = []
+        refused: list[str] = []
+        for span in spans:
+            try:
+                rows.append(self.row(span))
+            except (ValueError, TypeError) as exc:  # TypeError: a value JSON cannot hold
+                refused.append(f"span {span.name!r}: {exc}")
+        return rows, refused
+
     def row(self, span: ReadableSpan) -> SpanRow:
+        """The span's row; ValueError or TypeError if it cannot be stored as it is."""
         context = span.context
         assert context is not None  # a finished SDK span always has one
+        problem = time_problem(span.start_time or 0, span.end_time or 0)
+        if problem:
+            raise ValueError(problem)
         parent = span.parent
         status = span.status
         scope = span.instrumentation_scope

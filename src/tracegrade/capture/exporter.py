@@ -5,6 +5,12 @@ account: a failed write is logged and counted. Each DuckDB insert has a fixed co
 dwarfs a span's, so rows from consecutive `export()` calls are gathered and written
 together once `batch_rows` are waiting or the oldest has waited `max_delay_s`;
 `force_flush()` and `shutdown()` write whatever waits.
+
+A span that cannot be stored as it is (a time past 2262, a string that is not valid
+Unicode) is refused alone: counted as failed, its reason logged; the batch's other spans
+are stored. In a forked child the exporter stores nothing: the parent holds the file
+(DuckDB allows one writer), so the child's spans are counted as failed and one warning
+says what to do instead.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from dataclasses import dataclass
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
+from tracegrade._fork import in_child_after_fork
 from tracegrade.capture.convert import RowBuilder
 from tracegrade.store.rows import SpanRow
 from tracegrade.store.writer import SpanWriter
@@ -61,6 +68,7 @@ class DuckDBSpanExporter(SpanExporter):
         self._pending_since = 0.0
         self._stats = ExportStats()
         self._shut_down = False
+        in_child_after_fork(self._reset_in_child)
 
     @property
     def writer(self) -> SpanWriter:
@@ -71,12 +79,17 @@ class DuckDBSpanExporter(SpanExporter):
         return self._stats
 
     def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
+        if self._writer.inherited:
+            return self._refuse_in_child(len(spans))
         try:
-            rows = self._rows.rows(spans)
+            rows, refused = self._rows.build(spans)
         except Exception:
             logger.exception("tracegrade: could not read %d spans", len(spans))
             self._count(failed=len(spans))
             return SpanExportResult.FAILURE
+        if refused:
+            self._count(failed=len(refused))
+            logger.warning("tracegrade: %d spans not stored: %s", len(refused), "; ".join(refused))
         with self._lock:
             if self._shut_down:
                 self._count(failed=len(rows))
@@ -95,7 +108,8 @@ class DuckDBSpanExporter(SpanExporter):
 
     def shutdown(self) -> None:
         with self._lock:
-            if self._shut_down:
+            if self._shut_down or self._writer.inherited:
+                self._shut_down = True
                 return
             self._write_pending()
             self._shut_down = True
@@ -117,6 +131,24 @@ class DuckDBSpanExporter(SpanExporter):
             return False
         self._count(stored=result.stored, duplicates=result.duplicates)
         return True
+
+    def _refuse_in_child(self, count: int) -> SpanExportResult:
+        if not self._stats.failed:
+            logger.warning(
+                "tracegrade: process %d is a fork of the process that opened the database; "
+                "its spans are not stored (DuckDB allows one writer per file). Send them to "
+                "`tracegrade serve` with configure_otlp(), or call configure() after the "
+                "fork with a database of this process's own",
+                os.getpid(),
+            )
+        self._count(failed=count)
+        return SpanExportResult.FAILURE
+
+    def _reset_in_child(self) -> None:
+        # Another thread may have held the lock at the fork; what waited is the parent's.
+        self._lock = threading.Lock()
+        self._pending = []
+        self._stats = ExportStats()
 
     def _count(self, stored: int = 0, duplicates: int = 0, failed: int = 0) -> None:
         s = self._stats

@@ -4,6 +4,12 @@ The SDK's `BatchSpanProcessor` discards spans once its queue is full, and a disc
 span is a wrong trajectory. This processor exports in batches on a worker thread like
 the SDK's, but when the queue is full `on_end` waits for room. It gives up on a span only
 after `max_wait_s` (None: never), and every span given up is counted and logged.
+
+A forked child (gunicorn --preload, multiprocessing with fork) gets none of the parent's
+threads: as the SDK's batch processor does, the processor starts afresh in the child,
+with an empty queue and a worker of its own, so `on_end` never waits on a worker that is
+gone. What the exporter then does with the child's spans is its own affair: OTLP sends
+them; DuckDB refuses them (see `DuckDBSpanExporter`).
 """
 
 from __future__ import annotations
@@ -16,6 +22,8 @@ from collections import deque
 from opentelemetry.context import Context
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
+
+from tracegrade._fork import in_child_after_fork
 
 logger = logging.getLogger("tracegrade.capture")
 
@@ -32,9 +40,14 @@ class BlockingSpanProcessor(SpanProcessor):
     ) -> None:
         self._exporter = exporter
         self._max_queue = max_queue_size
-        self._max_batch = max_batch_size
+        self._max_batch = min(max_batch_size, max_queue_size)  # else a full queue waits
         self._delay = schedule_delay_s
         self._max_wait = max_wait_s
+        self._stopping = False
+        self._start()
+        in_child_after_fork(self._restart_in_child)
+
+    def _start(self) -> None:
         self._queue: deque[ReadableSpan] = deque()
         self._cond = threading.Condition()
         self._enqueued = 0  # spans ever queued; with _finished, tells a flush when it is done
@@ -42,9 +55,14 @@ class BlockingSpanProcessor(SpanProcessor):
         self._flush_wanted = False
         self._dropped = 0
         self._failed = 0
-        self._stopping = False
         self._worker = threading.Thread(target=self._run, name="tracegrade-export", daemon=True)
         self._worker.start()
+
+    def _restart_in_child(self) -> None:
+        # The parent's worker does not exist here, and its lock may have been held at the
+        # fork; the spans it had queued are the parent's to export.
+        if not self._stopping:
+            self._start()
 
     @property
     def dropped(self) -> int:
@@ -67,7 +85,7 @@ class BlockingSpanProcessor(SpanProcessor):
                 self._drop("the processor was shut down")
                 return
             if not self._wait_for_room():
-                self._drop(f"the queue stayed full for {self._max_wait}s")
+                self._drop(f"the queue stayed full for {self._max_wait}s, or its worker ended")
                 return
             self._queue.append(span)
             self._enqueued += 1
@@ -103,10 +121,12 @@ class BlockingSpanProcessor(SpanProcessor):
     def _wait_for_room(self) -> bool:
         deadline = None if self._max_wait is None else time.monotonic() + self._max_wait
         while len(self._queue) >= self._max_queue:
-            remaining = None if deadline is None else deadline - time.monotonic()
-            if remaining is not None and remaining <= 0:
+            if not self._worker.is_alive():
+                return False  # nothing would ever make room
+            remaining = 1.0 if deadline is None else deadline - time.monotonic()
+            if remaining <= 0:
                 return False
-            self._cond.wait(remaining)
+            self._cond.wait(min(remaining, 1.0))
         return True
 
     def _drop(self, reason: str) -> None:

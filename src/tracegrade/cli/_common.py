@@ -65,6 +65,21 @@ def user_errors() -> Iterator[None]:
         raise fail(
             f"interrupted: {exc}" if str(exc) else "interrupted", ExitCode.INTERRUPTED
         ) from None
+    except Exception as exc:
+        damaged = _damaged(exc)
+        if damaged is None:
+            raise
+        raise fail(damaged) from None
+
+
+def _damaged(exc: Exception) -> str | None:
+    """A damaged block met by a query, long after the open checked what it could."""
+    if not type(exc).__module__.lstrip("_").startswith("duckdb"):
+        return None  # no need to import DuckDB to know
+    from tracegrade.store.damage import damaged_while_reading
+
+    error = damaged_while_reading(exc)
+    return None if error is None else str(error)
 
 
 @contextmanager

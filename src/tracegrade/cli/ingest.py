@@ -19,24 +19,41 @@ def ingest(
         list[Path], typer.Argument(help="OTLP trace files: JSON lines, protobuf, .gz, .zst.")
     ],
     db: DbOption = None,
+    max_record_mib: Annotated[
+        int,
+        typer.Option(min=1, help="Largest line or record (MiB); a longer one is skipped."),
+    ] = 64,
+    max_inflation: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            help="A .gz or .zst file stops after inflating to this many times its size "
+            "(at least --max-record-mib).",
+        ),
+    ] = 1000,
 ) -> None:
     """Load OpenTelemetry trace files (e.g. the Collector's file exporter output).
 
     Spans already stored are skipped, so loading a file twice adds nothing. A record
-    that cannot be decoded is reported with its file and line; the rest still load.
+    that cannot be decoded, and a span refused, is reported on stderr with its file and
+    line; the rest still load. Exit code 2 when anything was reported.
     """
     from tracegrade.ingest import ingest_files
+    from tracegrade.ingest.stream import MIB, Limits
     from tracegrade.store import SpanWriter, resolve_path
 
+    limits = Limits(max_record_bytes=max_record_mib * MIB, max_inflation=max_inflation)
     with user_errors():
         writer = SpanWriter.open(db)
         try:
-            reports = ingest_files(files, writer)
+            reports = ingest_files(files, writer, limits)
         finally:
             writer.close()
     for report in reports:
         for problem in report.bad_records:
             typer.echo(problem, err=True)
+        if report.unlisted:
+            typer.echo(f"{report.path}: and {report.unlisted} more problems", err=True)
         typer.echo(_summary(report))
     if any(not r.ok for r in reports):
         raise fail(
@@ -48,6 +65,6 @@ def _summary(report: FileReport) -> str:
     parts = [f"{report.stored} spans stored", f"{report.duplicates} already present"]
     if report.rejected_spans:
         parts.append(f"{report.rejected_spans} rejected")
-    if report.bad_records:
-        parts.append(f"{len(report.bad_records)} bad records")
+    if report.bad:
+        parts.append(f"{report.bad} bad records")
     return f"{report.path}: {report.records} records, " + ", ".join(parts)

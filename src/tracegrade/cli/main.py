@@ -6,7 +6,19 @@ from typing import Annotated
 
 import typer
 
-from tracegrade.cli import db, diff, export_evalset, ingest, report, run, runs, score, serve, sql
+from tracegrade.cli import (
+    db,
+    diff,
+    export_evalset,
+    ingest,
+    lint_tools,
+    report,
+    run,
+    runs,
+    score,
+    serve,
+    sql,
+)
 from tracegrade.cli._help import Command, Group
 
 app = typer.Typer(
@@ -26,6 +38,7 @@ app.command("sql", cls=Command)(sql.sql)
 app.command("ingest", cls=Command)(ingest.ingest)
 app.command("serve", cls=Command)(serve.serve_command)
 app.command("export-evalset", cls=Command)(export_evalset.export_evalset)
+app.command("lint-tools", cls=Command)(lint_tools.lint_tools)
 app.add_typer(db.app, name="db")
 
 

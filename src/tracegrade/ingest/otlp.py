@@ -3,6 +3,11 @@
 Protobuf is decoded directly; OTLP/JSON is first parsed into the same protobuf message
 (see `otlp_json`), so a span gives the same row whichever encoding carried it, and the
 same row the in-process exporter writes.
+
+A request that decodes has each span stored as it was sent, or refused with the reason
+(counted in `Decoded`, which receivers answer as OTLP partial success): ids of the wrong
+size, a kind or status code OTLP does not define, a time past what a signed 64-bit
+column holds. The other spans of the request are stored either way.
 """
 
 from __future__ import annotations
@@ -21,9 +26,11 @@ from tracegrade.errors import IngestError
 from tracegrade.store.rows import (
     EMPTY_LIST,
     EMPTY_OBJECT,
+    INT64_MAX,
     SpanRow,
     event_dict,
     link_dict,
+    time_problem,
     to_json,
 )
 
@@ -65,7 +72,12 @@ def decode_protobuf(body: bytes, source: str) -> Decoded:
 def decode_request(request: ExportTraceServiceRequest, source: str) -> Decoded:
     decoded = Decoded()
     for resource_spans in request.resource_spans:
-        _decode_resource(resource_spans, source, decoded)
+        try:
+            _decode_resource(resource_spans, source, decoded)
+        except RecursionError:  # in the resource's attributes, read before any span
+            for scope_spans in resource_spans.scope_spans:
+                for _ in scope_spans.spans:
+                    decoded.reject("resource attribute values are nested too deeply")
     return decoded
 
 
@@ -81,8 +93,11 @@ def _decode_resource(resource_spans: ResourceSpans, source: str, decoded: Decode
             problem = _invalid(span)
             if problem:
                 decoded.reject(problem)
-            else:
+                continue
+            try:
                 decoded.rows.append(_row(span, *context))
+            except RecursionError:
+                decoded.reject(f"span {span.name!r}: attribute values are nested too deeply")
 
 
 def _invalid(span: Span) -> str | None:
@@ -92,6 +107,13 @@ def _invalid(span: Span) -> str | None:
         return f"span {span.name!r}: span_id must be 8 bytes, not all zero"
     if span.parent_span_id and len(span.parent_span_id) != 8:
         return f"span {span.name!r}: parent_span_id must be 8 bytes"
+    if span.kind not in _KINDS:
+        return f"span {span.name!r}: kind {span.kind} is not an OTLP SpanKind (0 to 5)"
+    if span.status.code not in _STATUS:
+        return f"span {span.name!r}: status code {span.status.code} is not an OTLP one (0 to 2)"
+    if span.start_time_unix_nano > INT64_MAX or span.end_time_unix_nano > INT64_MAX:
+        problem = time_problem(span.start_time_unix_nano, span.end_time_unix_nano)
+        return f"span {span.name!r}: {problem}"
     return None
 
 
@@ -112,10 +134,10 @@ def _row(
         span.span_id.hex(),
         parent.hex() if parent else None,
         span.name,
-        _KINDS.get(span.kind, "UNSPECIFIED"),
+        _KINDS[span.kind],
         start,
         span.end_time_unix_nano or start,
-        _STATUS.get(status.code, "UNSET"),
+        _STATUS[status.code],
         status.message or None,
         service_name,
         scope_name,

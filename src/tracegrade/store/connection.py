@@ -1,7 +1,13 @@
-"""Opening the DuckDB file: path resolution, migrations, views, and lock diagnostics."""
+"""Opening the DuckDB file: path resolution, migrations, views, and diagnostics.
+
+A file that cannot be used (damaged, not DuckDB, in a folder this user cannot write,
+locked) is one `DatabaseError` naming it and what to do (see `damage`); a write-ahead log
+that DuckDB replayed only in part is a logged warning (see `wal`).
+"""
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 from pathlib import Path
@@ -10,7 +16,15 @@ import duckdb
 
 from tracegrade._resources import sql_files
 from tracegrade.errors import DatabaseError, DatabaseLockedError
+from tracegrade.store import damage
 from tracegrade.store.migrations import migrate, pending
+from tracegrade.store.view_functions import register_view_functions
+from tracegrade.store.wal import inspect_log
+
+logger = logging.getLogger("tracegrade.store")
+
+# The file starts with three 4 KiB headers; the blocks it describes follow them.
+_HEADERS_BYTES = 3 * 4096
 
 DEFAULT_DB = "tracegrade.duckdb"
 DB_ENV = "TRACEGRADE_DB"
@@ -36,17 +50,24 @@ def connect(
     db = resolve_path(path)
     if read_only and not db.exists():
         raise DatabaseError(f"no database at {db}: nothing has been recorded there yet")
+    log = inspect_log(db)  # before DuckDB replays it, and (writable) deletes it
     connection = _open(db, read_only)
     try:
+        _require_whole(connection, db)
         if read_only:
             _require_migrated(connection, db)
         else:
-            db.parent.mkdir(parents=True, exist_ok=True)
             migrate(connection)
         apply_views(connection, temporary=read_only)
+        register_view_functions(connection)
+    except duckdb.Error as exc:
+        connection.close()
+        raise damage.explain(exc, db) from None
     except BaseException:
         connection.close()
         raise
+    if log is not None and log.torn:
+        logger.warning("tracegrade: %s", damage.torn_log_warning(log))
     return connection
 
 
@@ -61,13 +82,28 @@ def apply_views(connection: duckdb.DuckDBPyConnection, *, temporary: bool = Fals
 
 
 def _open(db: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
+    if not read_only:
+        db.parent.mkdir(parents=True, exist_ok=True)
     try:
         return duckdb.connect(str(db), read_only=read_only)
-    except duckdb.IOException as exc:
+    except duckdb.Error as exc:
         holder = _LOCK_HOLDER.search(str(exc))
         if holder:
             raise DatabaseLockedError(_locked_message(db, int(holder["pid"]))) from None
-        raise DatabaseError(f"cannot open {db}: {exc}") from None
+        raise damage.explain(exc, db) from None
+
+
+def _require_whole(connection: duckdb.DuckDBPyConnection, db: Path) -> None:
+    """A file shorter than its header says was cut short; DuckDB notices only on reading."""
+    row = connection.execute(
+        "SELECT block_size, total_blocks FROM pragma_database_size() "
+        "WHERE database_name = current_database()"
+    ).fetchone()
+    if row is None or not db.exists():
+        return
+    expected, actual = _HEADERS_BYTES + row[0] * row[1], db.stat().st_size
+    if actual < expected:
+        raise damage.truncated(db, actual, expected)
 
 
 def _locked_message(db: Path, pid: int) -> str:

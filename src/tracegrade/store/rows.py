@@ -7,6 +7,7 @@ here, so a span gives the same row whichever way it arrived.
 from __future__ import annotations
 
 import base64
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -41,6 +42,11 @@ INTEGER_COLUMNS = frozenset({"start_ns", "end_ns"})
 EMPTY_LIST = "[]"
 EMPTY_OBJECT = "{}"
 
+# `start_ns` and `end_ns` are BIGINT, as DuckDB's own nanosecond timestamps are: OTLP's
+# uint64 reaches further (to the year 2554), but nothing after 2262-04-11 fits a signed
+# 64-bit column, a TIMESTAMP_NS or the duration arithmetic the views do.
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
 
 def trace_id_hex(value: int) -> str:
     return f"{value:032x}"
@@ -50,16 +56,33 @@ def span_id_hex(value: int) -> str:
     return f"{value:016x}"
 
 
+def time_problem(start_ns: int, end_ns: int) -> str | None:
+    """Why a span's times cannot be stored as they are, or None."""
+    for field, value in (("start_time_unix_nano", start_ns), ("end_time_unix_nano", end_ns)):
+        if not INT64_MIN <= value <= INT64_MAX:
+            return (
+                f"{field} {value} is outside the signed 64-bit nanoseconds tracegrade stores "
+                "(after 2262-04-11)"
+            )
+    return None
+
+
 def to_json(value: Any) -> str:
-    """Compact JSON of attribute-like data. Values JSON cannot hold are made to fit.
+    """Compact JSON of attribute-like data, spelling what JSON cannot hold as OTLP/JSON does.
 
     orjson: encoding attributes is most of an exporter's CPU, and orjson takes a third of
-    the json module's time. It writes NaN and infinities as null.
+    the json module's time. It writes NaN and infinities as null, so any output holding a
+    null is encoded again with those spelled "NaN", "Infinity", "-Infinity" (a null is rare:
+    only an empty OTLP value gives one). Raises TypeError for what JSON cannot hold at all
+    (a lone surrogate, an integer beyond 64 bits).
     """
     try:
-        return orjson.dumps(value).decode()
+        encoded = orjson.dumps(value)
     except TypeError:
         return orjson.dumps(_jsonable(value)).decode()
+    if b"null" in encoded:
+        return orjson.dumps(_jsonable(value)).decode()
+    return encoded.decode()
 
 
 def attributes_json(attributes: Mapping[str, Any] | None) -> str:
@@ -69,7 +92,10 @@ def attributes_json(attributes: Mapping[str, Any] | None) -> str:
 
 
 def _jsonable(value: Any) -> Any:
-    """Bytes become base64 (as in OTLP/JSON); anything else unknown its string form."""
+    """Bytes become base64 and NaN "NaN" (as in OTLP/JSON); anything else unknown a string."""
+    if isinstance(value, float) and not math.isfinite(value):
+        # JSON has no NaN or infinity; OTLP/JSON (protobuf's JSON mapping) spells them so.
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
     if isinstance(value, bytes):
         return base64.b64encode(value).decode()
     if isinstance(value, Mapping):

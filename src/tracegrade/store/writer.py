@@ -3,10 +3,18 @@
 DuckDB allows one writing process per file, and inside it one writer keeps batches
 atomic and counts honest. `write()` returns only after the batch is committed, so a
 caller may acknowledge the spans as stored once it returns.
+
+A writer belongs to the process that opened it. A forked child (gunicorn --preload,
+multiprocessing with fork) inherits a copy of the connection but not DuckDB's file lock
+or threads: writing through it, or even letting it close, would checkpoint into the
+parent's file behind the parent's back (measured: a child's normal exit deleted the
+parent's write-ahead log). So in a child `write()` raises and the connection is kept
+alive, untouched, until the child ends.
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
 import threading
 from collections.abc import Sequence
@@ -15,6 +23,8 @@ from dataclasses import dataclass
 import duckdb
 import numpy as np
 
+from tracegrade._fork import in_child_after_fork
+from tracegrade.errors import DatabaseError
 from tracegrade.store.connection import connect
 from tracegrade.store.rows import INTEGER_COLUMNS, SPAN_COLUMNS, SpanRow
 
@@ -39,6 +49,8 @@ class SpanWriter:
         self._connection = connection
         self._lock = threading.Lock()
         self._closed = False
+        self._pid = os.getpid()
+        in_child_after_fork(self._pin_in_child)
 
     @classmethod
     def open(cls, path: str | os.PathLike[str] | None = None) -> SpanWriter:
@@ -48,7 +60,17 @@ class SpanWriter:
     def connection(self) -> duckdb.DuckDBPyConnection:
         return self._connection
 
+    @property
+    def inherited(self) -> bool:
+        """True in a forked child: the writer is its parent's and cannot be used here."""
+        return os.getpid() != self._pid
+
     def write(self, rows: Sequence[SpanRow]) -> WriteResult:
+        if self.inherited:
+            raise DatabaseError(
+                f"this span writer belongs to process {self._pid}, not to its forked child "
+                f"{os.getpid()}: DuckDB lets one process write a file"
+            )
         if not rows:
             return WriteResult(0, 0)
         batch = _columns(rows)
@@ -74,10 +96,17 @@ class SpanWriter:
         return int(result[0][0]) if result else 0
 
     def close(self) -> None:
+        if self.inherited:
+            return  # the parent's connection: closing it here would checkpoint its file
         with self._lock:
             if not self._closed:
                 self._closed = True
                 self._connection.close()
+
+    def _pin_in_child(self) -> None:
+        # One reference that is never released: the connection must not be destroyed
+        # (and checkpoint) when the child's interpreter clears its objects at exit.
+        ctypes.pythonapi.Py_IncRef(ctypes.py_object(self._connection))
 
 
 def _columns(rows: Sequence[SpanRow]) -> dict[str, np.ndarray]:
