@@ -84,9 +84,9 @@ def db(tmp_path: Path) -> Path:
         ),
         (
             ["sql", "with gone as (delete from spans returning *) select * from gone"],
-            "the query failed: Invalid Input Error: Cannot execute statement",
+            "only read-only queries are allowed, and this one holds a DELETE",
         ),
-        (["score", "--where", "nope > 1"], "--where 'nope > 1': Binder Error: Referenced column"),
+        (["score", "--where", "nope > 1"], "where 'nope > 1': Binder Error: Referenced column"),
         (
             ["export-evalset", "out.evalset.json", "--where", "nope"],
             "--where 'nope': Binder Error: Referenced column",

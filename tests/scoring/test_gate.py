@@ -161,7 +161,7 @@ def test_traffic_leaves_out_metrics_that_need_expected_turns(tmp_path: Path) -> 
     tracegrade("ingest", str(DATA / "traces" / "adk_v2_b.otlp.jsonl"), cwd=tmp_path)
 
     done = tracegrade(
-        "score", "--since", "100000d", "--config", config, "--json", "t.json", cwd=tmp_path
+        "score", "--since", "3650d", "--config", config, "--json", "t.json", cwd=tmp_path
     )
 
     assert done.returncode == ExitCode.OK, done.stderr

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.serve.helpers import JSON, Server
-from tests.support.cli import tracegrade
+from tests.support.cli import one_line_error, tracegrade
 from tests.support.paths import DATA
 from tracegrade.exit_codes import ExitCode
 
@@ -41,7 +41,7 @@ def _check_reports(tmp_path: Path) -> None:
 def _score(tmp_path: Path, *where: str) -> tuple[str, ...]:
     config = tmp_path / "criteria.json"
     config.write_text(json.dumps(CRITERIA))
-    return ("score", "--since", "100000d", *where, "--config", str(config),
+    return ("score", "--since", "3650d", *where, "--config", str(config),
             "--json", "traffic.json", "--junit", "traffic.xml")  # fmt: skip
 
 
@@ -59,3 +59,20 @@ def test_traffic_reports_are_written_through_serve(server: Server, tmp_path: Pat
     done = tracegrade(*_score(tmp_path, "--where", SESSION), "--server", server.url, cwd=tmp_path)
     assert done.returncode == ExitCode.GATE_FAILED, done.stderr
     _check_reports(tmp_path)
+
+
+@pytest.mark.usefixtures("server")
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("sql", "select nope from turns"),
+        ("score", "--since", "3650d", "--where", "nope > 1"),
+    ],
+)
+def test_sql_failing_at_the_server_is_one_line(
+    server: Server, tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    done = tracegrade(*args, "--server", server.url, cwd=tmp_path)
+
+    assert done.returncode == ExitCode.USAGE_ERROR, done.stderr
+    assert 'Binder Error: Referenced column "nope" not found' in one_line_error(done.stderr)

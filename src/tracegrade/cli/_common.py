@@ -8,7 +8,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
-import duckdb
 import typer
 
 from tracegrade.errors import TracegradeError
@@ -86,20 +85,14 @@ def _damaged(exc: Exception) -> str | None:
 def sql_errors(what: str) -> Iterator[None]:
     """DuckDB failing the user's own SQL as it runs (an unknown column, a write in a
     read-only query) is theirs to fix: one line with DuckDB's message, exit 2."""
+    import duckdb
+
+    from tracegrade.store.readonly import one_line
+
     try:
         yield
     except duckdb.Error as exc:
         raise fail(f"{what}: {one_line(str(exc))}") from None
-
-
-def one_line(message: str) -> str:
-    """DuckDB's message without the lines that draw the query under it."""
-    kept = []
-    for line in message.strip().splitlines():
-        if line.startswith("LINE "):
-            break
-        kept.append(line.strip())
-    return " ".join(filter(None, kept))
 
 
 def quiet_agent_logs() -> None:
