@@ -92,7 +92,8 @@ def sql_errors(what: str) -> Iterator[None]:
     try:
         yield
     except duckdb.Error as exc:
-        raise fail(f"{what}: {one_line(str(exc))}") from None
+        # A damaged block is the database's fault, not the query's: said as such.
+        raise fail(_damaged(exc) or f"{what}: {one_line(str(exc))}") from None
 
 
 def quiet_agent_logs() -> None:
