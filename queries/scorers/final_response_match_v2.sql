@@ -1,5 +1,6 @@
 -- metric: final_response_match_v2
 -- better: higher
+-- range: 0..1
 -- needs: expected
 -- judge: adk
 -- One row per judged turn: ADK's final_response_match_v2. An LLM judge reads the user's

@@ -1,5 +1,6 @@
 -- metric: hallucinations_v1
 -- better: higher
+-- range: 0..1
 -- needs: nothing
 -- judge: adk
 -- One row per judged turn: ADK's hallucinations_v1. A judge splits the final response

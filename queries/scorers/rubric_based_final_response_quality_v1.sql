@@ -1,5 +1,6 @@
 -- metric: rubric_based_final_response_quality_v1
 -- better: higher
+-- range: 0..1
 -- needs: nothing
 -- judge: adk
 -- One row per judged turn: ADK's rubric_based_final_response_quality_v1. An LLM judge rates the agent's final response (with its tool calls, instructions and tool declarations as context) against each rubric

@@ -1,5 +1,6 @@
 -- metric: rubric_based_multi_turn_trajectory_quality_v1
 -- better: higher
+-- range: 0..1
 -- needs: nothing
 -- judge: adk
 -- One row per turn of a judged conversation: ADK's multi-turn trajectory judge rates the

@@ -1,5 +1,6 @@
 -- metric: rubric_based_tool_use_quality_v1
 -- better: higher
+-- range: 0..1
 -- needs: nothing
 -- judge: adk
 -- One row per judged turn: ADK's rubric_based_tool_use_quality_v1. An LLM judge rates the agent's tool calls and their results against each rubric

@@ -1,5 +1,6 @@
 -- metric: safety_v1
 -- better: higher
+-- range: 0..1
 -- needs: nothing
 -- judge: adk
 -- One row per judged turn: Vertex AI's safety rating of the response (ADK's safety_v1), computed by

@@ -1,5 +1,6 @@
 -- metric: task_completion
 -- better: higher
+-- range: 0..1
 -- needs: nothing
 -- judge: task_completion.prompt
 -- rates: conversation

@@ -1,5 +1,6 @@
 -- metric: tool_argument_grounding
 -- better: higher
+-- range: 0..1
 -- needs: nothing
 -- judge: tool_argument_grounding.prompt
 -- One row per judged turn with tool arguments: the share of its tool calls' arguments that

@@ -216,12 +216,14 @@ def test_a_whole_file_reads_into_the_config_scoring_records() -> None:
                     "args_match_per_tool": {"search": "IGNORE"},
                     "unordered_parallel_calls": True,
                 },
+                "better": "higher",
             },
             "response_match_score": {
                 "metric": "response_match_score",
                 **gates,
                 "threshold": 0.7,
                 "options": {},
+                "better": "higher",
             },
             "token_usage": {
                 "metric": "token_usage",
@@ -229,13 +231,21 @@ def test_a_whole_file_reads_into_the_config_scoring_records() -> None:
                 "max": 4000.0,
                 "p95": 3000.0,
                 "options": {},
+                "better": "lower",
             },
-            "latency": {"metric": "latency", **gates, "max": 8000.0, "options": {}},
+            "latency": {
+                "metric": "latency",
+                **gates,
+                "max": 8000.0,
+                "options": {},
+                "better": "lower",
+            },
             "hallucinations_v1": {
                 "metric": "hallucinations_v1",
                 **gates,
                 "threshold": 0.9,
                 "options": {"judge": {"threshold": 0.9}},
+                "better": "higher",
             },
             "per_turn_user_simulator_quality_v1": {
                 "metric": "per_turn_user_simulator_quality_v1",
@@ -248,6 +258,7 @@ def test_a_whole_file_reads_into_the_config_scoring_records() -> None:
         "repeat_policy": {"kind": "at_least", "k": 2},
         "max_error_rate": 0.25,
         "prices": {"my-model": {"input": 0.3, "cached_input": 0.03, "output": 2.5}},
+        "allow_not_evaluated": False,
         "judge_imports": (),
     }
 

@@ -74,22 +74,22 @@ def traffic(
     return {"PYTHONPATH": str(tmp_path)}
 
 
-def _request(judge: str) -> bytes:
-    options = {"judge_model": f"serve_judges:{judge}", "num_samples": 1}
+def _request(judge: str, imports: list[str] | None = None) -> bytes:
+    options = {"judge_model": judge if ":" in judge else f"serve_judges:{judge}", "num_samples": 1}
     criteria = {"task_completion": {"threshold": 0.5, "judge_model_options": options}}
-    config = {"criteria": {}, "tracegrade": {"criteria": criteria}}
+    config = {"criteria": {}, "tracegrade": {"criteria": criteria, "judge_imports": imports or []}}
     request = {"since_s": 86400, "config": config, "judge": {"concurrency": 8}}
     return json.dumps(request).encode()
 
 
-def _score(server: Server, judge: str) -> Reply:
-    return server.post("/v1/score", _request(judge), JSON, timeout=120)
+def _score(server: Server, judge: str, imports: list[str] | None = None) -> Reply:
+    return server.post("/v1/score", _request(judge, imports), JSON, timeout=120)
 
 
 def test_judged_metrics_score_through_serve_and_again_from_the_cache(
     traffic: dict[str, str], db_path: Path, tmp_path: Path
 ) -> None:
-    server = start_server(tmp_path, db=db_path, env=traffic)
+    server = start_server(tmp_path, "--judge-import", "serve_judges", db=db_path, env=traffic)
     try:
         first, second = _score(server, "PROMPT"), _score(server, "PROMPT")
         assert (first.status, second.status) == (200, 200), (first.body, second.body)
@@ -112,7 +112,7 @@ def test_a_stopped_scoring_stops_its_judges_and_keeps_what_was_paid_for(
 ) -> None:
     """The client goes away while a judge hangs (serve's time limit stops a scoring the
     same way): the judges' calls end, and the next scoring reuses the answers paid for."""
-    server = start_server(tmp_path, db=db_path, env=traffic)
+    server = start_server(tmp_path, "--judge-import", "serve_judges", db=db_path, env=traffic)
     try:
         body = _request("HANGING")
         with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
@@ -143,3 +143,28 @@ def _wait_for(path: Path) -> None:
     while not path.exists():
         assert time.monotonic() < deadline, f"{path.name} never appeared"
         time.sleep(0.05)
+
+
+def test_a_request_never_makes_the_server_import_a_module(
+    traffic: dict[str, str], db_path: Path, tmp_path: Path
+) -> None:
+    """Judges named as module:attr, and judge_imports (names or .py files), would run code a
+    client chose: only what `serve --judge-import` imported at start can be named."""
+    planted = tmp_path / "planted.py"
+    planted.write_text(f"import pathlib\npathlib.Path({str(tmp_path / 'ran')!r}).touch()\n")
+    server = start_server(tmp_path, db=db_path, env=traffic)  # no --judge-import
+    try:
+        asked = [
+            _score(server, "PROMPT"),  # serve_judges:PROMPT, on the server's path, not imported
+            _score(server, "planted:JUDGE"),
+            _score(server, "tracegrade.testing:ScriptedJudge", imports=["planted"]),
+            _score(server, "tracegrade.testing:ScriptedJudge", imports=[str(planted)]),
+        ]
+        for reply in asked:
+            assert reply.status == 400, reply.body
+            assert "the server imports no module a request names" in reply.body.decode()
+        assert not (tmp_path / "ran").exists()
+        assert server.rows("SELECT count(*) FROM judgements") == [[0]]
+        assert server.health().status == 200
+    finally:
+        server.stop()

@@ -22,13 +22,15 @@ from google.adk.evaluation.simulation.llm_backed_user_simulator import (
 )
 from pydantic import BaseModel, ConfigDict, Field
 
+from tracegrade.errors import EvalSetError
 from tracegrade.evalset import Case, LoadedEvalSet, load_eval_sets
 from tracegrade.harness import record
 from tracegrade.harness.agents import load_agent, model_names
-from tracegrade.harness.replay import CaseOutcome, replay_case
+from tracegrade.harness.replay import RUN_CONFIG, CaseOutcome, replay_case
 from tracegrade.harness.scenario import simulate_case
 from tracegrade.harness.simulator import build_simulator, simulator_config
 from tracegrade.harness.tools import agent_tool_definitions
+from tracegrade.harness.warmup import cool_down, warm_up
 
 
 class RunOptions(BaseModel):
@@ -47,6 +49,9 @@ class RunOptions(BaseModel):
         default_factory=dict,
         description="the criteria document, recorded with the run; its "
         "`user_simulator_config` plays the scenario cases",
+    )
+    ignore_unknown_keys: bool = Field(
+        default=False, description="load eval sets with keys ADK refuses, without those keys"
     )
 
 
@@ -91,11 +96,19 @@ class RunPlan:
 
 def plan_run(options: RunOptions, run_id: str | None = None) -> RunPlan:
     """Load the eval sets and the agent; fail on bad input before anything runs."""
-    eval_sets = load_eval_sets(options.eval_sets)
+    eval_sets = load_eval_sets(options.eval_sets, options.ignore_unknown_keys)
     agent = load_agent(options.agent)
     cases = [case for s in eval_sets for case in s.cases]
     skipped = [(c, c.reason_not_replayable) for c in cases if c.reason_not_replayable is not None]
     replayable = [c for c in cases if c.replayable]
+    if not replayable:
+        # Nothing is recorded for a run that cannot replay anything.
+        given = ", ".join(options.eval_sets)
+        raise EvalSetError(
+            f"nothing to replay: {given} holds no case"
+            if not cases
+            else f"nothing to replay: none of the {len(cases)} cases in {given} can be replayed"
+        )
     simulator = None
     if any(c.scenario is not None for c in replayable):
         simulator = simulator_config(options.criteria)
@@ -107,12 +120,29 @@ def plan_run(options: RunOptions, run_id: str | None = None) -> RunPlan:
     )
 
 
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped the run; what it finished (and the turn it stopped in) is recorded."""
+
+
 def execute(plan: RunPlan, progress: Progress | None = None) -> RunResult:
     """Replay every planned case `repeats` times; spans go to the global tracer provider."""
     record.record_run(
         _run_record(plan.run_id, plan.options, plan.eval_sets, plan.agent), plan.cases
     )
-    outcomes = asyncio.run(_replay_all(plan, progress))
+    finished: list[CaseOutcome] = []
+
+    def counted(outcome: CaseOutcome) -> None:
+        finished.append(outcome)
+        if progress:
+            progress(outcome)
+
+    try:
+        outcomes = asyncio.run(_replay_all(plan, counted))
+    except KeyboardInterrupt:
+        raise RunInterrupted(
+            f"run {plan.run_id} stopped after {len(finished)} of {plan.total} case repeats; "
+            f"`tracegrade score --run {plan.run_id}` scores what ran (as incomplete)"
+        ) from None
     return RunResult(plan.run_id, plan.eval_sets, outcomes, plan.not_replayable)
 
 
@@ -124,6 +154,14 @@ def run_eval(
 
 
 async def _replay_all(plan: RunPlan, progress: Progress | None) -> list[CaseOutcome]:
+    await warm_up(RUN_CONFIG)  # ADK's one-time start-up, out of the first case's latency
+    try:
+        return await _replay_cases(plan, progress)
+    finally:
+        cool_down()
+
+
+async def _replay_cases(plan: RunPlan, progress: Progress | None) -> list[CaseOutcome]:
     limit = asyncio.Semaphore(plan.options.parallel)
 
     async def one(case: Case, repeat: int) -> CaseOutcome:

@@ -6,6 +6,8 @@ A scorer file opens with `-- key: value` lines, then a comment saying what a row
     -- better: higher              higher | lower (a budget: lower is better)
     -- needs: expected             expected | nothing (reference-free)
     -- aliases: trajectory         other names accepted in criteria (optional)
+    -- range: 0..1                 the values a score can take (optional; `0..` for no
+                                   upper end): a bound outside it is a config error
     -- judge: adk | name.prompt      judged by an LLM: ADK's evaluator, or this jinja2 prompt
                                    template beside the file (scoring/judging/templates.py)
     -- rates: turn | conversation   a template judge rates each turn (default), or each
@@ -26,7 +28,8 @@ from typing import Literal
 from tracegrade._resources import sql_files
 from tracegrade.errors import ConfigError
 
-_HEADER = re.compile(r"^--\s*(metric|better|needs|aliases|unit|judge|rates)\s*:\s*(.+?)\s*$")
+_HEADER = re.compile(r"^--\s*(metric|better|needs|aliases|unit|range|judge|rates)\s*:\s*(.+?)\s*$")
+_RANGE = re.compile(r"^(-?[0-9.]+)?\s*\.\.\s*(-?[0-9.]+)?$")
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,10 @@ class MetricSpec:
     needs_expected: bool = False
     aliases: tuple[str, ...] = ()
     unit: str = ""
+    low: float | None = None
+    """The lowest value a score can take, if there is one."""
+    high: float | None = None
+    """The highest value a score can take, if there is one."""
     judge: str | None = None
     """`adk`, or the file name of the prompt template beside the scorer."""
     rates_conversation: bool = False
@@ -69,10 +76,24 @@ def read_spec(path: Path) -> MetricSpec:
     if rates not in ("turn", "conversation"):
         raise ConfigError(f"metric file {path}: 'rates' must be turn|conversation")
     aliases = tuple(a.strip() for a in fields.get("aliases", "").split(",") if a.strip())
+    low, high = _range(path, fields.get("range"))
     return MetricSpec(
         name, path, better, needs == "expected", aliases, fields.get("unit", ""),  # type: ignore[arg-type]
-        judge=fields.get("judge"), rates_conversation=rates == "conversation",
+        low, high, judge=fields.get("judge"), rates_conversation=rates == "conversation",
     )  # fmt: skip
+
+
+def _range(path: Path, text: str | None) -> tuple[float | None, float | None]:
+    if text is None:
+        return None, None
+    match = _RANGE.match(text)
+    try:
+        if match is None:
+            raise ValueError(text)
+        low, high = match.groups()
+        return (None if low is None else float(low)), (None if high is None else float(high))
+    except ValueError:
+        raise ConfigError(f"metric file {path}: 'range' must read like 0..1 or 0..") from None
 
 
 def available_metrics(extra_dirs: Iterable[Path] = ()) -> dict[str, MetricSpec]:

@@ -6,6 +6,10 @@ any class a user registered with `LLMRegistry.register`. tracegrade resolves the
 and also takes `package.module:attr` naming a `BaseLlm` instance. Modules that register
 model classes are imported first: those named in `tracegrade.judge_imports` (dotted names,
 or `.py` files relative to the criteria file).
+
+A server scoring what a request asks (`POST /v1/score`) must not import what the request
+names: inside `imports_refused`, a `package.module:attr` judge or a `judge_imports` entry
+is taken only from modules the process already imported (`serve --judge-import`).
 """
 
 from __future__ import annotations
@@ -14,7 +18,9 @@ import importlib
 import importlib.util
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -25,6 +31,29 @@ from google.adk.models.registry import LLMRegistry
 from tracegrade.errors import ConfigError
 
 _ATTRIBUTE_REFERENCE = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
+_REFUSING: ContextVar[str | None] = ContextVar("tracegrade_judge_imports_refused", default=None)
+
+
+@contextmanager
+def imports_refused(advice: str) -> Iterator[None]:
+    """Within it (this thread), judging imports no module: only modules already imported
+    are looked up; any other is a `ConfigError` ending with `advice`."""
+    token = _REFUSING.set(advice)
+    try:
+        yield
+    finally:
+        _REFUSING.reset(token)
+
+
+def _module(name: str, what: str) -> ModuleType:
+    """`import name`, or, where imports are refused, the module already imported."""
+    advice = _REFUSING.get()
+    if advice is None:
+        return importlib.import_module(name)
+    module = sys.modules.get(name)
+    if module is None:
+        raise ConfigError(f"{what}: '{name}' is not imported, and {advice}")
+    return module
 
 
 @dataclass(frozen=True)
@@ -61,7 +90,7 @@ def resolve_judge(name: str) -> Judge:
 def _attribute(reference: str) -> BaseLlm | None:
     module_name, _, attribute = reference.partition(":")
     try:
-        module = importlib.import_module(module_name)
+        module = _module(module_name, f"judge model '{reference}'")
     except ModuleNotFoundError as exc:
         if exc.name and module_name.startswith(exc.name):
             return None  # not a module: perhaps an ADK prefix form; the registry decides
@@ -84,9 +113,9 @@ def import_judge_modules(references: Iterable[str]) -> list[ModuleType]:
 
 def _import(reference: str) -> ModuleType:
     try:
-        if reference.endswith(".py"):
+        if reference.endswith(".py") and _REFUSING.get() is None:
             return _import_file(Path(reference))
-        return importlib.import_module(reference)
+        return _module(reference, "tracegrade.judge_imports")
     except (ImportError, OSError) as exc:
         raise ConfigError(f"tracegrade.judge_imports: cannot import '{reference}': {exc}") from None
 
