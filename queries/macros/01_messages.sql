@@ -28,25 +28,34 @@ CREATE OR REPLACE MACRO tg_messages(doc) AS (
     ) END
 );
 
--- tg_user_text(doc): the latest real user message of a model call's input: the last
--- user-role message with text, skipping the "For context:" transcripts ADK injects
--- when another agent spoke before.
-CREATE OR REPLACE MACRO tg_user_text(doc) AS (
+-- tg_messages_user_text(messages), tg_messages_text(messages), tg_messages_tool_calls(messages):
+-- the three below on messages tg_messages already parsed, so that a view needing more than
+-- one parses a document once (a model call's request repeats the session's history: kilobytes).
+CREATE OR REPLACE MACRO tg_messages_user_text(messages) AS (
     list_filter(
         list_transform(
-            list_filter(tg_messages(doc), lambda m: m.role = 'user' AND m.text IS NOT NULL),
+            list_filter(messages, lambda m: m.role = 'user' AND m.text IS NOT NULL),
             lambda m: m.text),
         lambda t: NOT starts_with(t, 'For context:')
     )[-1]
 );
 
--- tg_output_text(doc): all text of a model call's output, NULL if it had none.
-CREATE OR REPLACE MACRO tg_output_text(doc) AS (
+CREATE OR REPLACE MACRO tg_messages_text(messages) AS (
     nullif(array_to_string(list_filter(
-        list_transform(tg_messages(doc), lambda m: m.text), lambda t: t IS NOT NULL), chr(10)), '')
+        list_transform(messages, lambda m: m.text), lambda t: t IS NOT NULL), chr(10)), '')
 );
 
--- tg_output_tool_calls(doc): how many tool calls a model call's output asked for.
-CREATE OR REPLACE MACRO tg_output_tool_calls(doc) AS (
-    list_sum(list_transform(tg_messages(doc), lambda m: m.tool_calls))
+CREATE OR REPLACE MACRO tg_messages_tool_calls(messages) AS (
+    list_sum(list_transform(messages, lambda m: m.tool_calls))
 );
+
+-- tg_user_text(doc): the latest real user message of a model call's input: the last
+-- user-role message with text, skipping the "For context:" transcripts ADK injects
+-- when another agent spoke before.
+CREATE OR REPLACE MACRO tg_user_text(doc) AS tg_messages_user_text(tg_messages(doc));
+
+-- tg_output_text(doc): all text of a model call's output, NULL if it had none.
+CREATE OR REPLACE MACRO tg_output_text(doc) AS tg_messages_text(tg_messages(doc));
+
+-- tg_output_tool_calls(doc): how many tool calls a model call's output asked for.
+CREATE OR REPLACE MACRO tg_output_tool_calls(doc) AS tg_messages_tool_calls(tg_messages(doc));

@@ -15,18 +15,23 @@
 --                    time (a ParallelAgent): work under it has no fixed order
 --   depth            distance from the trace's root span
 CREATE OR REPLACE VIEW span_tree AS
-WITH RECURSIVE fanouts AS (
+WITH RECURSIVE nodes AS MATERIALIZED (
+    -- Computed once: the walk below joins it at every level, and would otherwise
+    -- normalise every span again at each (measured: most of the turns view's time).
+    SELECT trace_id, span_id, parent_span_id, op, agent_name, start_ns, end_ns FROM agent_spans
+),
+fanouts AS (
     -- Agents whose sub-agents overlap in time: nothing else marks a ParallelAgent on spans.
     SELECT DISTINCT a.trace_id, a.parent_span_id AS span_id
-    FROM agent_spans a
-    JOIN agent_spans b
+    FROM nodes a
+    JOIN nodes b
       ON b.trace_id = a.trace_id AND b.parent_span_id = a.parent_span_id AND b.span_id > a.span_id
      AND a.start_ns < b.end_ns AND b.start_ns < a.end_ns
     WHERE a.op = 'agent' AND b.op = 'agent'
 ),
 roots AS (
     SELECT s.*
-    FROM agent_spans s
+    FROM nodes s
     WHERE s.parent_span_id IS NULL
        OR NOT EXISTS (
             SELECT 1 FROM spans p WHERE p.trace_id = s.trace_id AND p.span_id = s.parent_span_id
@@ -63,7 +68,7 @@ walk AS (
         CASE WHEN f.span_id IS NOT NULL THEN w.span_id ELSE w.fanout_span_id END,
         w.depth + 1
     FROM walk w
-    JOIN agent_spans c ON c.trace_id = w.trace_id AND c.parent_span_id = w.span_id
+    JOIN nodes c ON c.trace_id = w.trace_id AND c.parent_span_id = w.span_id
     LEFT JOIN fanouts f ON f.trace_id = w.trace_id AND f.span_id = w.span_id
 )
 SELECT

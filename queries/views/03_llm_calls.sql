@@ -31,7 +31,10 @@
 --   content_captured    the call's messages were recorded
 --   convention          how the span was recorded (see agent_spans)
 CREATE OR REPLACE VIEW llm_calls AS
-WITH calls AS (
+WITH model_spans AS MATERIALIZED (
+    SELECT * FROM agent_spans WHERE op IN ('llm', 'llm_wrapper')
+),
+joined AS (
     SELECT
         t.turn_id,
         t.tool_depth,
@@ -40,11 +43,16 @@ WITH calls AS (
         -- ADK v1 records messages on the call_llm wrapper, tokens on its child.
         coalesce(s.input_messages, w.input_messages) AS request_messages,
         coalesce(s.output_messages, w.output_messages) AS response_messages
-    FROM agent_spans s
+    FROM model_spans s
     JOIN span_tree t USING (trace_id, span_id)
-    LEFT JOIN agent_spans w
+    LEFT JOIN model_spans w
         ON w.trace_id = s.trace_id AND w.span_id = s.parent_span_id AND w.op = 'llm_wrapper'
     WHERE s.op = 'llm'
+),
+calls AS (
+    -- Each document parsed once, whatever is read from it.
+    SELECT *, tg_messages(request_messages) AS request, tg_messages(response_messages) AS response
+    FROM joined
 )
 SELECT
     turn_id,
@@ -70,9 +78,9 @@ SELECT
     duration_ms,
     session_id,
     invocation_id,
-    tg_user_text(request_messages) AS user_text,
-    tg_output_text(response_messages) AS output_text,
-    tg_output_tool_calls(response_messages) AS output_tool_calls,
+    tg_messages_user_text(request) AS user_text,
+    tg_messages_text(response) AS output_text,
+    tg_messages_tool_calls(response) AS output_tool_calls,
     request_messages IS NOT NULL OR response_messages IS NOT NULL AS content_captured,
     convention
 FROM calls
