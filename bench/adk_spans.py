@@ -98,7 +98,9 @@ def emit_turn(tracer: Tracer, turn: Turn, session: str, key: str, content: bool 
         "gen_ai.agent.description": "Answers weather questions.",
     }
     with (
-        tracer.start_as_current_span("invoke_workflow weather_agent", attributes={**workflow, **ids}),
+        tracer.start_as_current_span(
+            "invoke_workflow weather_agent", attributes={**workflow, **ids}
+        ),
         tracer.start_as_current_span("invoke_agent weather_agent", attributes={**agent, **ids}),
     ):
         history: list[dict[str, Any]] = []

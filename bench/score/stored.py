@@ -30,14 +30,14 @@ PART = 20_000
 
 
 def cached_database(n: int, cache: Path) -> Path:
-    """The stored run of `n` turns, built once per generator and schema version."""
-    from tracegrade._resources import sql_files
+    """The stored run of `n` turns, built once per generator version; a file made by an
+    older tracegrade is migrated first (as `tracegrade db upgrade` would), untimed."""
+    from tracegrade.store import connect
 
     key = hashlib.sha256(
         Path(__file__).read_bytes()
         + (Path(__file__).parents[1] / "adk_spans.py").read_bytes()
         + (Path(__file__).parent / "synthetic.py").read_bytes()
-        + " ".join(p.stem for p in sql_files("migrations")).encode()
     ).hexdigest()[:12]
     path = cache / f"score-{n}-{key}.duckdb"
     if not path.exists():
@@ -46,6 +46,7 @@ def cached_database(n: int, cache: Path) -> Path:
         building.unlink(missing_ok=True)
         build(n, building)
         shutil.move(building, path)
+    connect(path).close()
     return path
 
 
