@@ -5,8 +5,8 @@ attributes (/work/shared/reference/adk-spans.md §4 and §6), a weather agent's 
 
 With content on, each model call carries the system instructions, the tool definitions with
 their parameter schemas, the request's messages (the session's history so far) and the
-response's messages; the final answer is 1-2 KB of text. Measured over a turn: 9 spans,
-~1.7 KB of OTLP protobuf a span on average, 15 attributes on a model call, 9 on a tool call (`python bench/adk_spans.py`).
+response's messages; the final answer is 1-2 KB of text. Measured (`python bench/adk_spans.py`):
+9 spans a turn, ~1.7 KB of OTLP protobuf a span, 15 attributes on a model call, 9 on a tool.
 """
 
 from __future__ import annotations
@@ -43,11 +43,12 @@ _DEFINITIONS = json.dumps(
     ],
     separators=(",", ":"),
 )
-_WORDS = (
+_FORECAST = (
     "the forecast for paris tomorrow is sunny with light wind and a high of twenty one degrees "
     "celsius humidity stays near sixty percent in the afternoon rain is unlikely before the "
     "weekend when clouds move in from the west temperatures fall to fifteen at night"
-).split()
+)
+_WORDS = _FORECAST.split()
 
 Call = tuple[str, dict[str, Any]]
 
