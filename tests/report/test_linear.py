@@ -58,7 +58,7 @@ class SyntheticRun:
     def _cases(self) -> tuple[list[str], Rows]:
         columns = ["eval_set_id", "case_id", "repeats", "passed_repeats", "failed_repeats"]
         columns += ["errored_repeats", "verdict", "flaky", "failed_metrics"]
-        rows = [
+        rows: Rows = [
             ("set", f"case{c:07d}", REPEATS, REPEATS, 0, 0, "passed", False, [])
             for c in range(self.turns // REPEATS)
         ]
@@ -69,7 +69,7 @@ class SyntheticRun:
         columns += ["user_text", "final_text", "reference_text", "latency_ms", "input_tokens"]
         columns += ["output_tokens", "total_tokens", "models", "is_error", "error_type"]
         columns += ["error_message"]
-        rows = [
+        rows: Rows = [
             (*self._key(i), 0, f"t{i}", f"tr{i}", "q", "a", "a", 10.0 + i % 7, 5, 5, 10, ["m"],
              False, None, None)
             for i in range(self.turns)
@@ -90,7 +90,7 @@ class SyntheticRun:
         if level == "run":
             return columns, [(None, None, None, None, None, metric, 1.0, 1.0, "passed", "{}")]
         turn = level == "turn"
-        rows = [
+        rows: Rows = [
             (*self._key(i), 0 if turn else None, f"t{i}" if turn else None, metric, 1.0, 1.0,
              "passed", None)
             for i in range(self.turns)

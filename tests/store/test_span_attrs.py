@@ -17,8 +17,9 @@ from tracegrade.ingest import ingest_file
 from tracegrade.store import SpanWriter, connect
 from tracegrade.store.migrations import MIGRATIONS_TABLE
 
-TRACES = sorted((DATA / "traces").glob("*.otlp.jsonl")) + [
-    DATA / "report" / "report_runs.otlp.jsonl"
+TRACES = [
+    *sorted((DATA / "traces").glob("*.otlp.jsonl")),
+    DATA / "report" / "report_runs.otlp.jsonl",
 ]
 VIEWS = ("agent_spans", "span_tree", "llm_calls", "tool_calls", "turns", "trajectories")
 
@@ -97,7 +98,8 @@ def test_the_macro_gives_the_column_type(written_now: Path) -> None:
             "AND column_name = 'attrs'"
         ).fetchone()
         macro = connection.execute("SELECT typeof(tg_span_attrs('{}'::JSON))").fetchone()
-        assert column is not None and macro is not None
+        assert column is not None
+        assert macro is not None
         assert column[0] == macro[0]
     finally:
         connection.close()
