@@ -3,7 +3,11 @@ google-adk's own TrajectoryEvaluator and response-match (ROUGE-1) evaluator. Pri
 turns/s, peak RSS and the ratios; every size runs in a fresh process.
 
     python bench/score/run.py [--sizes 10000,100000,1000000] [--adk-max 100000]
+                              [--validity-at 100000] [--rounds 3]
     python bench/score/run.py --end-to-end [--turns 100000] [--rounds 3]
+
+First, tool_call_validity at --validity-at turns: alone, and the default metric set with
+and without it, interleaved (--validity-at 0 skips it; --sizes "" runs only that part).
 
 `--end-to-end` times what a user waits for: `tracegrade score` on a stored run (see
 stored.py: ~11 ADK-shaped spans a turn, content captured) from the command's start until it
@@ -27,12 +31,15 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from synthetic import REPEATS
+from synthetic import REPEATS, TOOLS
 
 PART = 100_000  # turns made and loaded at a time (a multiple of REPEATS)
 
 
-def ours(n: int, trajectory_only: bool) -> dict[str, Any]:
+def ours(n: int, trajectory_only: bool, mode: str = "") -> dict[str, Any]:
+    """`mode`: "" (with tool_call_validity), "no-validity" (the default set as before it),
+    "validity" (tool_call_validity alone), "validity-distinct" (alone, every call's
+    arguments different: nothing shared between repeats)."""
     from synthetic import turns
 
     from tracegrade.scoring import available_metrics, parse_config
@@ -48,7 +55,7 @@ def ours(n: int, trajectory_only: bool) -> dict[str, Any]:
     connection = connect(Path(workdir) / "bench.duckdb")
     for start in range(0, n, PART):
         part = turns(min(PART, n - start), seed=start)
-        tables = _tables(part, canonical_args, first=start)
+        tables = _tables(part, canonical_args, first=start, distinct=mode == "validity-distinct")
         load_inputs(connection, tables, append=start > 0, derive=start + PART >= n)
         del part, tables
     specs = available_metrics()
@@ -62,6 +69,15 @@ def ours(n: int, trajectory_only: bool) -> dict[str, Any]:
         )
         scored = connection.execute("SELECT count(*) FROM trajectory_scores").fetchall()[0][0]
         return {"turns": scored, "seconds": seconds}
+    if mode.startswith("validity"):
+        sql = specs["tool_call_validity"].sql.strip().rstrip(";")
+        seconds = _median_seconds(
+            lambda: connection.execute(f"CREATE OR REPLACE TEMP TABLE validity AS {sql}")
+        )
+        scored = connection.execute("SELECT count(*) FROM validity").fetchall()[0][0]
+        return {"turns": scored, "seconds": seconds}
+    if mode == "no-validity":
+        del specs["tool_call_validity"]
     start = time.perf_counter()
     result = score_loaded(connection, parse_config(None, specs), specs)
     return {"turns": result.turns, "seconds": time.perf_counter() - start}
@@ -77,12 +93,17 @@ def _median_seconds(measured: Callable[[], object], times: int = 3) -> float:
     return statistics.median(seconds)
 
 
-def _tables(data: list[Any], canonical: Any, first: int = 0) -> dict[str, dict[str, list[Any]]]:
+def _tables(
+    data: list[Any], canonical: Any, first: int = 0, distinct: bool = False
+) -> dict[str, dict[str, list[Any]]]:
+    from synthetic import tool_schema
+
     ids = [f"t{first + i:07d}" for i in range(len(data))]
-    calls: dict[str, list[Any]] = {
-        k: []
-        for k in ("turn_id", "seq", "name", "args", "args_captured", "parallel_group", "is_error")
-    }
+    columns = ("turn_id", "seq", "name", "args", "args_captured", "parallel_group", "is_error")
+    calls: dict[str, list[Any]] = {k: [] for k in columns}
+    # What the schema check reads: the tool's schema as the model was given it, the args as sent.
+    schemas = {name: json.dumps(tool_schema(name)) for name in TOOLS}
+    checked: dict[str, list[Any]] = {"tool_offered": [], "tool_schema": [], "raw_args": []}
     expected: dict[str, list[Any]] = {k: [] for k in ("turn_id", "seq", "name", "args")}
     for turn_id, turn in zip(ids, data, strict=True):
         for seq, (name, args) in enumerate(turn.actual, start=1):
@@ -92,6 +113,10 @@ def _tables(data: list[Any], canonical: Any, first: int = 0) -> dict[str, dict[s
                 strict=True,
             ):
                 calls[key].append(value)
+            sent = {**args, "note": f"{turn_id}-{seq}"} if distinct else args
+            checked["tool_offered"].append(True)
+            checked["tool_schema"].append(schemas[name])
+            checked["raw_args"].append(json.dumps(sent))
         for seq, (name, args) in enumerate(turn.expected, start=1):
             for key, value in zip(expected, (turn_id, seq, name, canonical(args)), strict=True):
                 expected[key].append(value)
@@ -119,7 +144,7 @@ def _tables(data: list[Any], canonical: Any, first: int = 0) -> dict[str, dict[s
             "final_text": [t.reference for t in data],
             "n_tool_calls": [3] * n,
         },
-        "scored_calls": calls,
+        "scored_calls": calls | checked,
         "scored_expected_calls": expected,
     }
 
@@ -170,11 +195,14 @@ def _parts(n: int, words: tuple[int, int]) -> list[Any]:
 
 
 def _child(
-    which: str, n: int, trajectory_only: bool, words: tuple[int, int] = (20, 40)
+    which: str, n: int, trajectory_only: bool, mode: str, words: tuple[int, int] = (20, 40)
 ) -> dict[str, Any]:
     load = _load()
     cpu = time.process_time()
-    result = ours(n, trajectory_only) if which == "ours" else adk(n, trajectory_only, words)
+    if which == "ours":
+        result = ours(n, trajectory_only, mode)
+    else:
+        result = adk(n, trajectory_only, words)
     result["process_cpu_s"] = time.process_time() - cpu
     result["peak_rss_mb"] = _peak_rss_mb()
     result["load"] = load
@@ -189,9 +217,9 @@ def _peak_rss_mb() -> float:
 
 
 def _spawn(
-    which: str, n: int, trajectory_only: bool, words: tuple[int, int] = (20, 40)
+    which: str, n: int, trajectory_only: bool, mode: str = "", words: tuple[int, int] = (20, 40)
 ) -> dict[str, Any]:
-    args = [sys.executable, __file__, "--child", which, "--n", str(n)] + (
+    args = [sys.executable, __file__, "--child", which, "--n", str(n), "--mode", mode] + (
         ["--trajectory-only"] if trajectory_only else []
     )
     args += ["--words", f"{words[0]},{words[1]}"]
@@ -273,23 +301,31 @@ def main() -> None:
     parser.add_argument("--child")
     parser.add_argument("--n", type=int)
     parser.add_argument("--trajectory-only", action="store_true")
+    parser.add_argument("--mode", default="")
+    parser.add_argument(
+        "--validity-at", type=int, default=100_000, help="turns for the tool_call_validity part"
+    )
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds")
     parser.add_argument("--words", default="20,40", help="reference answer length (child)")
     parser.add_argument("--end-to-end", action="store_true")
     parser.add_argument("--turns", type=int, default=100_000)
-    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--cache", default=str(Path(tempfile.gettempdir()) / "tracegrade-bench"))
     args = parser.parse_args()
     if args.child:
         words = tuple(int(w) for w in args.words.split(","))
-        print(json.dumps(_child(args.child, args.n, args.trajectory_only, words)))
+        print(json.dumps(_child(args.child, args.n, args.trajectory_only, args.mode, words)))
         return
     if args.end_to_end:
         print(f"load {_load()}")
         end_to_end(args.turns, args.rounds, Path(args.cache))
         return
+    if args.validity_at:
+        validity(args.validity_at, args.rounds)
+    sizes = [int(s) for s in args.sizes.split(",") if s]
     head = f"{'turns':>9} {'what':34} {'tracegrade/s':>13} {'ADK/s':>9} {'ratio':>7}"
-    print(f"{head} {'our peak MB':>12} {'ADK peak MB':>12}")
-    for n in (int(s) for s in args.sizes.split(",")):
+    if sizes:
+        print(f"{head} {'our peak MB':>12} {'ADK peak MB':>12}")
+    for n in sizes:
         for trajectory_only, label in (
             (True, "trajectory (IN_ORDER)"),
             (False, "default metrics vs ADK's two"),
@@ -297,6 +333,31 @@ def main() -> None:
             mine = _spawn("ours", n, trajectory_only)
             theirs = _spawn("adk", n, trajectory_only) if n <= args.adk_max else None
             _row(n, label, mine, theirs)
+
+
+def validity(n: int, rounds: int) -> None:
+    """tool_call_validity alone, then the default metric set with and without it, the two
+    interleaved round by round (a shared machine's load drifts), with the load printed."""
+    print(f"tool_call_validity at {n} turns · load {_load()}")
+    for mode, label in (("validity", "as generated"), ("validity-distinct", "all args distinct")):
+        got = _spawn("ours", n, False, mode)
+        print(f"  alone, {label:18} {got['turns'] / got['seconds']:10.0f} turns/s")
+    times: dict[str, list[float]] = {"": [], "no-validity": []}
+    for _ in range(rounds):
+        for mode, found in times.items():
+            got = _spawn("ours", n, False, mode)
+            found.append(got["turns"] / got["seconds"])
+    with_rate, without = (statistics.median(times[m]) for m in ("", "no-validity"))
+    print(
+        f"  default metrics: {without:.0f} turns/s without it, {with_rate:.0f} with it "
+        f"({with_rate / without:.3f}×; medians of {rounds}: "
+        f"without {_rates(times['no-validity'])}, with {_rates(times[''])}) · load {_load()}",
+        flush=True,
+    )
+
+
+def _rates(rates: list[float]) -> str:
+    return "/".join(f"{r:.0f}" for r in rates)
 
 
 def _row(n: int, label: str, mine: dict[str, Any], theirs: dict[str, Any] | None) -> None:

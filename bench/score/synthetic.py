@@ -65,6 +65,20 @@ WORDS = (
 )
 
 
+def tool_schema(tool: str) -> dict[str, Any]:
+    """The parameter schema each synthetic tool declares, as ADK writes a function's (JSON
+    Schema), with an enum and a range so the check has work to do."""
+    return {
+        "type": "object",
+        "title": f"{tool}Params",
+        "properties": {
+            "city": {"type": "string", "title": "City", "enum": ["Paris", "Rome", "Oslo"]},
+            "count": {"type": "integer", "title": "Count", "minimum": 0, "maximum": 10},
+        },
+        "required": ["city", "count"],
+    }
+
+
 @dataclass(frozen=True)
 class Turn:
     actual: list[tuple[str, dict[str, Any]]]

@@ -2,12 +2,15 @@
 -- Tool arguments are put in canonical form (tg_canonical_json) once, here.
 
 -- scored_calls: each scored turn's own tool calls in order (AgentTool internals excluded).
+-- raw_args keeps the arguments as sent (canonical args turn true into 1, 3.0 into 3), for
+-- the schema check, with what the model was given (tool_offered, tool_schema).
 CREATE OR REPLACE TEMP TABLE scored_calls AS
 SELECT
     c.turn_id, c.seq, c.name,
     tg_canonical_json(c.args) AS args,
     c.args_captured, c.is_error, c.error_kind, c.error_message,
-    c.parallel_group, c.agent_name, c.start_ns, c.end_ns
+    c.parallel_group, c.agent_name, c.start_ns, c.end_ns,
+    c.args AS raw_args, c.result, c.tool_type, c.tool_offered, c.tool_schema
 FROM tool_calls c
 JOIN scored_turns t USING (turn_id)
 WHERE c.seq IS NOT NULL;

@@ -38,6 +38,9 @@
 --   finish_reasons     model-call spans: JSON list, e.g. ["stop"]
 --   input_messages     model-call spans: the request's messages as JSON, when captured
 --   output_messages    model-call spans: the response's messages as JSON, when captured
+--   tool_definitions   model-call spans: the tools the model was given, a JSON list of
+--                      {name, description, parameters, ...} (gen_ai.tool.definitions, or ADK
+--                      v1's model request; parameters are null unless content was captured)
 --   service_name       resource service.name
 --   scope_name         instrumentation scope, e.g. gcp.vertex.agent
 --   attributes         all span attributes (JSON)
@@ -188,6 +191,20 @@ SELECT
         attributes->>'gcp.vertex.agent.llm_response',
         CASE WHEN oi_kind = 'LLM' THEN attributes->>'output.value' END
     ) END AS output_messages,
+    CASE
+        WHEN op = 'llm' THEN attributes->>'gen_ai.tool.definitions'
+        -- ADK v1: the function declarations in the model request, in the same shape.
+        WHEN op = 'llm_wrapper' AND NOT trace_hides_adk_v1_content THEN to_json(list_transform(
+            json_extract(
+                attributes->>'gcp.vertex.agent.llm_request', '$.config.tools[*].function_declarations[*]'
+            ),
+            lambda d: {
+                'name': d->>'name',
+                'description': d->>'description',
+                'parameters': coalesce(d->'parameters_json_schema', d->'parameters')
+            }
+        ))::VARCHAR
+    END AS tool_definitions,
     service_name,
     scope_name,
     attributes

@@ -23,32 +23,79 @@
 --   is_error           the call failed
 --   error_kind         returned_error ({"error": ...}), unknown_tool, raised, or error
 --   error_type         error.type, e.g. TOOL_ERROR, ValueError
---   error_message      the status message
+--   error_message      what went wrong: the tool's own message where it returned one
+--                      ({"error": "unknown isbn 000"} gives unknown isbn 000), else the
+--                      span's status message (e.g. ValueError: card declined)
+--   tool_offered       whether the tool was among those the model was given for this call
+--                      (the model call that asked for it); NULL when none were recorded
+--   tool_schema        that tool's parameter schema as the model was given it (JSON text;
+--                      JSON Schema, or google-genai's OpenAPI-style dialect); NULL when it
+--                      declared none or content capture left it out. Eval runs record their
+--                      agents' schemas, used where the spans lack them
+--   valid              the call names a tool the model was given and its arguments satisfy
+--                      that tool's schema (types, required, enums, ranges, patterns, formats,
+--                      nested objects and arrays); NULL when it cannot be checked
+--   validity_errors    one {argument, kind, message} per problem: kind is unknown_tool,
+--                      missing_argument, unexpected_argument, wrong_type, not_in_enum,
+--                      out_of_range, pattern_mismatch, bad_format or schema_mismatch;
+--                      argument is a path such as address.zip or tags[0]. Empty when valid;
+--                      when valid is NULL, one entry of kind not_checked says why
 --   start_ns           start, epoch ns
 --   end_ns             end, epoch ns
 --   duration_ms        duration in milliseconds
 --   convention         how the span was recorded (see agent_spans)
 CREATE OR REPLACE VIEW tool_calls AS
 WITH calls AS (
-    SELECT t.turn_id, t.tool_depth, t.agent_path, t.fanout_span_id, s.*
+    SELECT t.turn_id, t.turn_span_id, t.tool_depth, t.agent_path, t.fanout_span_id, s.*
     FROM agent_spans s
     JOIN span_tree t USING (trace_id, span_id)
     WHERE s.op = 'tool'
 ),
 model_calls AS (
-    SELECT trace_id, parent_span_id, span_id, start_ns
+    SELECT trace_id, parent_span_id, span_id, start_ns, tool_definitions
     FROM agent_spans
     WHERE op IN ('llm', 'llm_wrapper') AND parent_span_id IS NOT NULL
 ),
 with_response AS (
     -- The model call that asked for a tool is the latest model call under the same agent
     -- span that started before it; calls sharing it came from one model response.
-    SELECT c.*, m.span_id AS response_span_id
+    SELECT c.*, m.span_id AS response_span_id, m.tool_definitions AS offered_definitions
     FROM calls c
     ASOF LEFT JOIN model_calls m
         ON m.trace_id = c.trace_id
        AND m.parent_span_id = c.parent_span_id
        AND c.start_ns >= m.start_ns
+),
+recorded AS (
+    -- Eval runs record each agent's tool definitions on the run's span ({agent: [...]}),
+    -- for spans that lack them.
+    SELECT turn.trace_id, turn.span_id AS turn_span_id,
+           run.attributes->>'tracegrade.tool_definitions' AS run_definitions
+    FROM spans turn
+    JOIN spans run
+      ON run.scope_name = 'tracegrade' AND run.name = 'tracegrade.eval_run'
+     AND run.attributes->>'tracegrade.run_id' = turn.attributes->>'tracegrade.run_id'
+    WHERE turn.scope_name = 'tracegrade' AND turn.name = 'tracegrade.eval_turn'
+),
+offers AS (
+    SELECT
+        w.*,
+        tg_tool_offer(tg_tool_definitions(w.offered_definitions), w.tool_name) AS span_offer,
+        tg_tool_offer(tg_tool_definitions(r.run_definitions->>w.agent_name), w.tool_name) AS run_offer
+    FROM with_response w
+    LEFT JOIN recorded r USING (trace_id, turn_span_id)
+),
+checked AS (
+    SELECT
+        *,
+        coalesce(span_offer.offered, run_offer.offered) AS tool_offered,
+        -- Content capture leaves the parameters out of the spans: the run's record has them.
+        coalesce(span_offer.parameters, run_offer.parameters) AS tool_schema
+    FROM offers
+),
+validated AS (
+    SELECT *, tg_tool_call_check(tool_offered, tool_schema, tool_args) AS validity
+    FROM checked
 )
 SELECT
     turn_id,
@@ -77,9 +124,16 @@ SELECT
         ELSE 'error'
     END AS error_kind,
     error_type,
-    status_message AS error_message,
+    coalesce(
+        CASE WHEN is_error AND json_valid(tool_result) THEN tool_result->>'$.error' END,
+        status_message
+    ) AS error_message,
+    tool_offered,
+    tool_schema,
+    validity.valid,
+    validity.errors AS validity_errors,
     start_ns,
     end_ns,
     duration_ms,
     convention
-FROM with_response
+FROM validated

@@ -9,7 +9,7 @@ class ExitCode(IntEnum):
     OK = 0
     """Everything passed (or the command did what it was asked)."""
     GATE_FAILED = 1
-    """The quality gate failed: a case scored below its threshold, or `diff` found a regression."""
+    """The gate failed: a case under its threshold, a `diff` regression, a `lint-tools` error."""
     USAGE_ERROR = 2
     """Bad options or bad input: a malformed eval set, a missing file, a locked database."""
     ERRORS_OVER_LIMIT = 3

@@ -22,6 +22,7 @@ AGENT = str(EXAMPLE)
 
 CASES = [case["eval_id"] for case in json.loads(EVALSET.read_text())["eval_cases"]]
 FAILS_ON_PURPOSE = "bedside_lamp_off"
+SENDS_WRONG_TYPE = "device_3_by_number"  # the model sends device_id=3, an int, then retries
 
 
 def offline_agent_module(monkeypatch: pytest.MonkeyPatch) -> ModuleType:

@@ -13,6 +13,7 @@ from tests.examples.home_example import (
     CONFIG,
     EVALSET,
     FAILS_ON_PURPOSE,
+    SENDS_WRONG_TYPE,
     offline_agent_module,
     run_example,
     trajectories,
@@ -42,6 +43,7 @@ def test_exactly_the_intended_case_fails_and_nothing_errors(
     verdicts = {c.case_id: (c.verdict, c.failed_metrics) for c in scored.cases}
     expected: dict[str, tuple[str, list[str]]] = {case: ("passed", []) for case in CASES}
     expected[FAILS_ON_PURPOSE] = ("failed", ["tool_trajectory_avg_score"])
+    expected[SENDS_WRONG_TYPE] = ("failed", ["tool_call_validity"])
     assert verdicts == expected
     assert scored.failed_run_metrics == []
     assert scored.exit_code == ExitCode.GATE_FAILED
@@ -75,6 +77,38 @@ def test_the_failure_shows_the_wrong_device(
         "status": "OFF",
         "location": "Living Room",
     }
+
+
+def test_the_wrong_typed_argument_fails_validity_with_its_reason(
+    captured: BlockingSpanProcessor, writer: SpanWriter
+) -> None:
+    result = run_example(captured)
+    loaded = load_scoring_config(None, [str(EVALSET)])
+    scored = score(writer.connection, Selection(run_id=result.run_id), loaded.config, loaded.specs)
+    (score_value, detail) = writer.connection.execute(
+        "SELECT score, detail FROM scores WHERE scoring_id = ? AND level = 'turn' AND case_id = ? "
+        "AND metric = 'tool_call_validity'",
+        [scored.scoring_id, SENDS_WRONG_TYPE],
+    ).fetchone() or (None, None)
+    assert score_value == 0.5
+    wrong_type = {
+        "argument": "device_id",
+        "kind": "wrong_type",
+        "message": '3 is not of type "string"',
+    }
+    assert json.loads(detail) == {
+        "calls": 2,
+        "checked": 2,
+        "invalid": [{"seq": 1, "name": "get_device_info", "errors": [wrong_type]}],
+        "reason": None,
+    }
+    # The tool's own answer to the bad call is kept as its error message.
+    (message,) = writer.connection.execute(
+        "SELECT c.error_message FROM tool_calls c JOIN turns t USING (turn_id) "
+        "WHERE t.run_id = ? AND t.case_id = ? AND c.seq = 1",
+        [result.run_id, SENDS_WRONG_TYPE],
+    ).fetchone() or (None,)
+    assert message == "no device '3'"
 
 
 def test_no_case_leaks_state_in_any_order_or_concurrency(

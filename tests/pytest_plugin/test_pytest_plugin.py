@@ -351,13 +351,14 @@ def test_the_options_come_with_the_entry_point_and_go_with_it(
     assert "--tracegrade-db" not in disabled.stdout.str()
 
 
-def test_the_examples_test_file_fails_only_the_intended_case(
+def test_the_examples_test_file_fails_only_the_intended_cases(
     project: Path, pytester: pytest.Pytester
 ) -> None:
     result = pytester.runpytest_subprocess(str(EXAMPLE / "test_home_evals.py"))
-    result.assert_outcomes(passed=10, failed=1)
+    result.assert_outcomes(passed=10, failed=2)
     result.stdout.fnmatch_lines(
         [
+            "FAILED *test_home_evals.py::test_home_case[[]device_3_by_number[]]*",
             "FAILED *test_home_evals.py::test_home_case[[]bedside_lamp_off[]]*",
         ]
     )

@@ -10,4 +10,5 @@ VIEWS = {
     "eval_runs",
     "expected_turns",
     "expected_tool_calls",
+    "tool_definitions",
 }

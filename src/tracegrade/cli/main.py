@@ -4,7 +4,19 @@ from __future__ import annotations
 
 import typer
 
-from tracegrade.cli import db, diff, export_evalset, ingest, report, run, runs, score, serve, sql
+from tracegrade.cli import (
+    db,
+    diff,
+    export_evalset,
+    ingest,
+    lint_tools,
+    report,
+    run,
+    runs,
+    score,
+    serve,
+    sql,
+)
 
 app = typer.Typer(
     name="tracegrade",
@@ -22,6 +34,7 @@ app.command("sql")(sql.sql)
 app.command("ingest")(ingest.ingest)
 app.command("serve")(serve.serve_command)
 app.command("export-evalset")(export_evalset.export_evalset)
+app.command("lint-tools")(lint_tools.lint_tools)
 app.add_typer(db.app, name="db")
 
 

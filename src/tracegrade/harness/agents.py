@@ -68,16 +68,23 @@ def _import(module_name: str, reference: str) -> Any:
 def model_names(agent: BaseAgent) -> list[str]:
     """Every model the agent tree uses, for the run record."""
     names: set[str] = set()
-    stack = [agent]
-    while stack:
-        current = stack.pop()
+    for current in agent_tree(agent):
         model: Any = getattr(current, "model", None)
         name = model if isinstance(model, str) else getattr(model, "model", None)
         if name:
             names.add(str(name))
-        stack.extend(current.sub_agents)
-        stack.extend(_agent_tools(current))
     return sorted(names)
+
+
+def agent_tree(agent: BaseAgent) -> list[BaseAgent]:
+    """The agent, its sub-agents and the agents its AgentTools run, depth first."""
+    found: list[BaseAgent] = []
+    stack = [agent]
+    while stack:
+        current = stack.pop()
+        found.append(current)
+        stack.extend(reversed([*current.sub_agents, *_agent_tools(current)]))
+    return found
 
 
 def _agent_tools(agent: BaseAgent) -> list[BaseAgent]:

@@ -35,6 +35,7 @@ USER_ID = "tracegrade.user_id"
 APP_NAME = "tracegrade.app_name"
 SKIPPED = "tracegrade.skipped"
 EXPECTED = "tracegrade.expected"
+TOOL_DEFINITIONS = "tracegrade.tool_definitions"
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,7 @@ class RunRecord:
     tracegrade_version: str
     git_commit: str | None
     criteria: dict[str, Any]
+    tool_definitions: dict[str, list[dict[str, Any]]]
 
 
 def tracer() -> trace.Tracer:
@@ -71,6 +73,8 @@ def record_run(run: RunRecord, cases: list[Case]) -> None:
         "tracegrade.adk_version": run.adk_version,
         "tracegrade.version": run.tracegrade_version,
         "tracegrade.criteria": json.dumps(run.criteria),
+        # Each agent's tools as its model gets them, for checking calls where spans lack them.
+        TOOL_DEFINITIONS: json.dumps(run.tool_definitions),
     }
     if run.git_commit:
         attributes["tracegrade.git_commit"] = run.git_commit

@@ -23,6 +23,7 @@ from tracegrade.evalset import Case, LoadedEvalSet, load_eval_sets
 from tracegrade.harness import record
 from tracegrade.harness.agents import load_agent, model_names
 from tracegrade.harness.replay import CaseOutcome, replay_case
+from tracegrade.harness.tools import agent_tool_definitions
 
 
 class RunOptions(BaseModel):
@@ -139,6 +140,7 @@ def _run_record(
         tracegrade_version=__version__,
         git_commit=_git_commit(),
         criteria=options.criteria,
+        tool_definitions=agent_tool_definitions(agent),
     )
 
 

@@ -110,7 +110,33 @@ def _metric(
         reason = "the eval set gives no reference response" if missing else "response differs"
         texts = [("response", turn.final_text or DASH), ("reference", turn.reference_text or DASH)]
         return MetricFinding(head, reason, texts=texts)
-    return MetricFinding(head)
+    return _call_problems(head, detail)
+
+
+def _call_problems(head: str, detail: dict[str, Any]) -> MetricFinding:
+    """Which calls were invalid (tool_call_validity) or failed (tool_error_rate), and why."""
+    if isinstance(detail.get("invalid"), list) and detail["invalid"]:
+        invalid = detail["invalid"]
+        texts = [
+            (f"call {c['seq']} {c['name']}", _problem(p))
+            for c in invalid
+            for p in c.get("errors") or []
+        ]
+        return MetricFinding(
+            head, f"{len(invalid)} of {detail.get('calls')} calls invalid", texts=texts
+        )
+    if isinstance(detail.get("errors"), list) and detail["errors"]:
+        errors = detail["errors"]
+        texts = [(e["name"], f"{e['kind']}: {e.get('message') or DASH}") for e in errors]
+        return MetricFinding(
+            head, f"{len(errors)} of {detail.get('calls')} calls failed", texts=texts
+        )
+    return MetricFinding(head, str(detail.get("reason") or ""))
+
+
+def _problem(problem: dict[str, Any]) -> str:
+    where = f"{problem['argument']}: " if problem.get("argument") else ""
+    return f"{where}{problem['message']} ({problem['kind']})"
 
 
 def _pairs(expected: list[Any], actual: list[Any]) -> list[CallPair]:

@@ -37,6 +37,7 @@ from pydantic_core import ErrorDetails
 from tracegrade.errors import ConfigError
 from tracegrade.evalset.content import FileModel
 from tracegrade.scoring.metrics import MetricSpec, resolve_name
+from tracegrade.scoring.predicate import check_predicate
 
 ADK_DEFAULT_CRITERIA: dict[str, Any] = {
     "tool_trajectory_avg_score": 1.0,
@@ -161,7 +162,31 @@ class TrajectoryEntry(CriterionEntry):
         }
 
 
-ENTRY_MODELS: dict[str, type[CriterionEntry]] = {"tool_trajectory_avg_score": TrajectoryEntry}
+class ToolErrorEntry(CriterionEntry):
+    """`tool_error_rate`: whether blank results are errors, and a SQL predicate over a call's
+    name, args and result that marks domain errors (checked as one read-only expression)."""
+
+    blank_is_error: bool = True
+    error_predicate: str | None = None
+
+    @field_validator("error_predicate")
+    @classmethod
+    def _one_read_only_expression(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        try:
+            return check_predicate(value)
+        except ConfigError as exc:
+            raise ValueError(str(exc)) from None
+
+    def options(self) -> dict[str, Any]:
+        return {"blank_is_error": self.blank_is_error, "error_predicate": self.error_predicate}
+
+
+ENTRY_MODELS: dict[str, type[CriterionEntry]] = {
+    "tool_trajectory_avg_score": TrajectoryEntry,
+    "tool_error_rate": ToolErrorEntry,
+}
 """Metrics whose criterion object has settings beyond the gates."""
 
 

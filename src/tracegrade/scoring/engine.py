@@ -20,6 +20,7 @@ from tracegrade.errors import ConfigError, TracegradeError
 from tracegrade.scoring.criteria import ScoringConfig
 from tracegrade.scoring.functions import register_functions
 from tracegrade.scoring.metrics import MetricSpec
+from tracegrade.scoring.predicate import define_predicate
 from tracegrade.scoring.prices import load_prices
 from tracegrade.scoring.selection import Selection
 from tracegrade.scoring.verdict import ScoringResult, decide
@@ -159,6 +160,7 @@ def run_metric(
 
 def _set_options(connection: duckdb.DuckDBPyConnection, options: dict[str, Any]) -> None:
     connection.execute("SET VARIABLE tg_options = ?::JSON", [json.dumps(options)])
+    define_predicate(connection, options.get("error_predicate"))
 
 
 def _execute_metric(

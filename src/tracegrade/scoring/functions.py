@@ -27,6 +27,7 @@ from duckdb.sqltypes import BIGINT, VARCHAR, DuckDBPyType
 from tracegrade.scoring.canonical import canonical_json
 from tracegrade.scoring.overlap import rouge_counts, unigram_counts
 from tracegrade.scoring.text import rouge_tokens, unigram_tokens
+from tracegrade.store.view_functions import register_view_functions
 
 COUNTS_TYPE = duckdb.struct_type({"overlap": BIGINT, "actual": BIGINT, "reference": BIGINT})
 """What the counting functions return: `overlap.Counts`, a tuple, arrives as this STRUCT."""
@@ -62,6 +63,7 @@ def register_functions(connection: duckdb.DuckDBPyConnection) -> None:
             [names],
         ).fetchall()
     }
+    register_view_functions(connection)  # the tool-call check, which the views use too
     for udf in FUNCTIONS:
         if udf.name not in registered:
             connection.create_function(

@@ -18,6 +18,7 @@ from tracegrade._resources import sql_files
 from tracegrade.errors import DatabaseError, DatabaseLockedError
 from tracegrade.store import damage
 from tracegrade.store.migrations import migrate, pending
+from tracegrade.store.view_functions import register_view_functions
 from tracegrade.store.wal import inspect_log
 
 logger = logging.getLogger("tracegrade.store")
@@ -59,6 +60,7 @@ def connect(
             apply_macros(connection)  # a migration may use one (003 fills spans.attrs)
             migrate(connection)
         apply_views(connection, temporary=read_only)
+        register_view_functions(connection)
     except duckdb.Error as exc:
         connection.close()
         raise damage.explain(exc, db) from None
