@@ -44,11 +44,37 @@
 --   service_name       resource service.name
 --   scope_name         instrumentation scope, e.g. gcp.vertex.agent
 --   attributes         all span attributes (JSON)
-CREATE OR REPLACE VIEW agent_spans AS
-WITH typed AS (
+--
+-- tg_agent_spans(source): the same rows for the spans of the relation named `source` (a
+-- table or view with the columns of `spans`): scoring normalises only the selected traces.
+CREATE OR REPLACE MACRO tg_agent_spans(source) AS TABLE
+WITH typed AS NOT MATERIALIZED (
     -- `attrs` as the writer stored it; parsed here only for a span written otherwise.
     SELECT s.*, CASE WHEN s.attrs IS NULL THEN tg_span_attrs(s.attributes) ELSE s.attrs END AS a
-    FROM spans s
+    FROM query_table(source) s
+),
+trace_marks AS (
+    -- Decided per trace: a GROUP BY joined back, not a window, which would buffer every
+    -- span's attributes (measured at 1.16M ADK spans: 10 s CPU and 4.5 GB for the window).
+    SELECT
+        trace_id,
+        -- ADK schema v1 leaves these marks; v1 and v2 invoke_agent spans look alike.
+        bool_or(
+            (scope_name = 'gcp.vertex.agent' AND name IN ('invocation', 'call_llm'))
+            OR a."gcp.vertex.agent.tool_call_args" IS NOT NULL
+        ) AS trace_is_adk_v1,
+    FROM typed
+    GROUP BY trace_id
+),
+hidden_content AS (
+    -- With ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS=false, v1 writes '{}' for every content
+    -- attribute, which would read as a call with no arguments. The empty model request
+    -- (never '{}' when captured) tells the two apart. Apart, so that only call_llm spans'
+    -- attributes are read.
+    SELECT trace_id, bool_or(attributes->>'gcp.vertex.agent.llm_request' = '{}') AS hides
+    FROM query_table(source)
+    WHERE name = 'call_llm'
+    GROUP BY trace_id
 ),
 raw AS (
     SELECT
@@ -57,22 +83,14 @@ raw AS (
         s.a."openinference.span.kind" AS oi_kind,
         s.scope_name = 'gcp.vertex.agent'
             OR s.a."gcp.vertex.agent.invocation_id" IS NOT NULL AS from_adk,
-        -- ADK schema v1 leaves these marks; v1 and v2 invoke_agent spans look alike,
-        -- so the schema is decided per trace.
-        bool_or(
-            (s.scope_name = 'gcp.vertex.agent' AND s.name IN ('invocation', 'call_llm'))
-            OR s.a."gcp.vertex.agent.tool_call_args" IS NOT NULL
-        ) OVER (PARTITION BY s.trace_id) AS trace_is_adk_v1,
-        -- With ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS=false, v1 writes '{}' for every content
-        -- attribute, which would read as a call with no arguments. The empty model request
-        -- (never '{}' when captured) tells the two apart.
-        bool_or(
-            CASE WHEN s.name = 'call_llm' THEN s.attributes->>'gcp.vertex.agent.llm_request' = '{}' END
-        ) OVER (PARTITION BY s.trace_id) AS trace_hides_adk_v1_content,
+        m.trace_is_adk_v1,
+        h.hides AS trace_hides_adk_v1_content,
         CASE WHEN s.events <> '[]' THEN list_filter(
             json_extract(s.events, '$[*]'), lambda e: json_extract_string(e, '$.name') = 'exception'
         ) END AS exceptions
     FROM typed s
+    JOIN trace_marks m USING (trace_id)
+    LEFT JOIN hidden_content h USING (trace_id)
 ),
 classified AS (
     SELECT
@@ -106,6 +124,22 @@ classified AS (
             ELSE 'other'
         END AS convention
     FROM raw
+),
+with_content AS (
+    -- A model call's content attributes, read in one pass over its attributes (a `->>`
+    -- each parses the whole document again: 3.2 s against 1.4 s CPU at 320k ADK calls).
+    SELECT
+        *,
+        CASE WHEN op IN ('llm', 'llm_wrapper') THEN json_transform(attributes, '{
+            "gen_ai.input.messages": "VARCHAR",
+            "gcp.vertex.agent.llm_request": "VARCHAR",
+            "input.value": "VARCHAR",
+            "gen_ai.output.messages": "VARCHAR",
+            "gcp.vertex.agent.llm_response": "VARCHAR",
+            "output.value": "VARCHAR",
+            "gen_ai.tool.definitions": "VARCHAR"
+        }') END AS c
+    FROM classified
 )
 SELECT
     trace_id,
@@ -181,22 +215,22 @@ SELECT
         a."llm.token_count.prompt_details.cache_read"
     )::BIGINT END AS cached_tokens,
     CASE WHEN op = 'llm' THEN a."gen_ai.response.finish_reasons" END AS finish_reasons,
-    CASE WHEN op IN ('llm', 'llm_wrapper') THEN coalesce(
-        attributes->>'gen_ai.input.messages',
-        attributes->>'gcp.vertex.agent.llm_request',
-        CASE WHEN oi_kind = 'LLM' THEN attributes->>'input.value' END
-    ) END AS input_messages,
-    CASE WHEN op IN ('llm', 'llm_wrapper') THEN coalesce(
-        attributes->>'gen_ai.output.messages',
-        attributes->>'gcp.vertex.agent.llm_response',
-        CASE WHEN oi_kind = 'LLM' THEN attributes->>'output.value' END
-    ) END AS output_messages,
+    coalesce(
+        c."gen_ai.input.messages",
+        c."gcp.vertex.agent.llm_request",
+        CASE WHEN oi_kind = 'LLM' THEN c."input.value" END
+    ) AS input_messages,
+    coalesce(
+        c."gen_ai.output.messages",
+        c."gcp.vertex.agent.llm_response",
+        CASE WHEN oi_kind = 'LLM' THEN c."output.value" END
+    ) AS output_messages,
     CASE
-        WHEN op = 'llm' THEN attributes->>'gen_ai.tool.definitions'
+        WHEN op = 'llm' THEN c."gen_ai.tool.definitions"
         -- ADK v1: the function declarations in the model request, in the same shape.
         WHEN op = 'llm_wrapper' AND NOT trace_hides_adk_v1_content THEN to_json(list_transform(
             json_extract(
-                attributes->>'gcp.vertex.agent.llm_request', '$.config.tools[*].function_declarations[*]'
+                c."gcp.vertex.agent.llm_request", '$.config.tools[*].function_declarations[*]'
             ),
             lambda d: {
                 'name': d->>'name',
@@ -208,4 +242,6 @@ SELECT
     service_name,
     scope_name,
     attributes
-FROM classified
+FROM with_content;
+
+CREATE OR REPLACE VIEW agent_spans AS SELECT * FROM tg_agent_spans('spans');

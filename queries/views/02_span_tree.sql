@@ -14,11 +14,15 @@
 --   fanout_span_id   the nearest enclosing agent span whose sub-agents ran at the same
 --                    time (a ParallelAgent): work under it has no fixed order
 --   depth            distance from the trace's root span
-CREATE OR REPLACE VIEW span_tree AS
+--
+-- tg_span_tree(normalised, source): the same, over the relations named `normalised` (rows
+-- of agent_spans) and `source` (their spans), as scoring builds it for the selected traces.
+CREATE OR REPLACE MACRO tg_span_tree(normalised, source) AS TABLE
 WITH RECURSIVE nodes AS MATERIALIZED (
     -- Computed once: the walk below joins it at every level, and would otherwise
     -- normalise every span again at each (measured: most of the turns view's time).
-    SELECT trace_id, span_id, parent_span_id, op, agent_name, start_ns, end_ns FROM agent_spans
+    SELECT trace_id, span_id, parent_span_id, op, agent_name, start_ns, end_ns
+    FROM query_table(normalised)
 ),
 fanouts AS (
     -- Agents whose sub-agents overlap in time: nothing else marks a ParallelAgent on spans.
@@ -34,7 +38,7 @@ roots AS (
     FROM nodes s
     WHERE s.parent_span_id IS NULL
        OR NOT EXISTS (
-            SELECT 1 FROM spans p WHERE p.trace_id = s.trace_id AND p.span_id = s.parent_span_id
+            SELECT 1 FROM query_table(source) p WHERE p.trace_id = s.trace_id AND p.span_id = s.parent_span_id
        )
 ),
 walk AS (
@@ -80,4 +84,6 @@ SELECT
     agent_path,
     fanout_span_id,
     depth
-FROM walk
+FROM walk;
+
+CREATE OR REPLACE VIEW span_tree AS SELECT * FROM tg_span_tree('agent_spans', 'spans');

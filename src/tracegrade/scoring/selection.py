@@ -41,6 +41,29 @@ class Selection:
             clauses.append(f"({self.where})")
         return " AND ".join(clauses), params
 
+    def trace_predicate(self) -> tuple[str, list[Any]] | None:
+        """A WHERE clause over `spans` keeping every trace that holds a selected turn (and
+        maybe others: `predicate()` still decides), so that scoring normalises those traces'
+        spans only; None when every trace may. A view's row depends only on its own trace's
+        spans, so the selected turns come out as the views give them."""
+        clauses: list[str] = []
+        params: list[Any] = []
+        if self.run_id is not None:
+            # A turn's run id is on its root span: the traces with a span carrying it.
+            clauses.append(
+                "trace_id IN (SELECT trace_id FROM spans WHERE attrs.\"tracegrade.run_id\" = ? "
+                "UNION ALL SELECT trace_id FROM spans "
+                "WHERE attrs IS NULL AND attributes->>'tracegrade.run_id' = ?)"
+            )
+            params += [self.run_id, self.run_id]
+        if self.since is not None:
+            clauses.append("trace_id IN (SELECT trace_id FROM spans WHERE start_ns >= ?)")
+            params.append(time.time_ns() - int(self.since.total_seconds() * 1e9))
+        if self.sample is not None:  # as in predicate(): on the trace id alone
+            clauses.append("('0x' || right(trace_id, 16))::UBIGINT::HUGEINT < ?::HUGEINT")
+            params.append(round(self.sample * _TRACE_ID_SPACE))
+        return (" AND ".join(clauses), params) if clauses else None
+
     def describe(self) -> dict[str, Any]:
         return {
             "run_id": self.run_id,
