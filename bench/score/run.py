@@ -5,6 +5,7 @@ turns/s, peak RSS and the ratios; every size runs in a fresh process.
     python bench/score/run.py [--sizes 10000,100000,1000000] [--adk-max 100000]
                               [--validity-at 100000] [--rounds 3]
     python bench/score/run.py --end-to-end [--turns 100000] [--rounds 3]
+    python bench/score/run.py --traffic-sample 0.05 [--turns 100000] [--rounds 3]
 
 First, tool_call_validity at --validity-at turns: alone, and the default metric set with
 and without it, interleaved (--validity-at 0 skips it; --sizes "" runs only that part).
@@ -13,6 +14,8 @@ and without it, interleaved (--validity-at 0 skips it; --sizes "" runs only that
 stored.py: ~11 ADK-shaped spans a turn, content captured) from the command's start until it
 exits, against ADK's two evaluators on prebuilt invocations of the same turns, interleaved
 round by round, with the machine's load, process CPU seconds and peak RSS of each.
+`--traffic-sample` times `tracegrade score --sample S --since 24h` on the same spans stored
+as production traffic over 48 hours (traffic.py).
 """
 
 from __future__ import annotations
@@ -20,12 +23,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -199,10 +203,7 @@ def _child(
 ) -> dict[str, Any]:
     load = _load()
     cpu = time.process_time()
-    if which == "ours":
-        result = ours(n, trajectory_only, mode)
-    else:
-        result = adk(n, trajectory_only, words)
+    result = ours(n, trajectory_only, mode) if which == "ours" else adk(n, trajectory_only, words)
     result["process_cpu_s"] = time.process_time() - cpu
     result["peak_rss_mb"] = _peak_rss_mb()
     result["load"] = load
@@ -253,7 +254,28 @@ def end_to_end(n: int, rounds: int, cache: Path) -> None:
           f"{adk_wall / wall:.2f}x")  # fmt: skip
 
 
-def _score_command(db: Path) -> dict[str, Any]:
+def traffic(n: int, rounds: int, cache: Path, sample: float) -> None:
+    """`tracegrade score --sample S --since 24h` over the stored run's spans as traffic (see
+    stored.cached_traffic: spread over 48 h, so the window holds half of them)."""
+    import duckdb
+    from traffic import HOURS, cached_traffic
+
+    db = cached_traffic(n, cache)
+    with duckdb.connect(str(db), read_only=True) as connection:
+        found = connection.execute("SELECT count(*), max(start_ns) FROM spans").fetchall()
+    spans, newest = found[0]
+    since_s = (time.time_ns() - newest) // 10**9 + HOURS * 3600 // 2
+    options = ["--sample", str(sample), "--since", f"{since_s}s"]
+    print(f"{spans:,} spans of {n:,} turns; tracegrade score {' '.join(options)}")
+    print(f"{'round':>5} {'turns':>6} {'wall s':>8} {'cpu s':>7} {'peak MB':>8}  load before")
+    runs = [_score_command(db, options) for _ in range(rounds)]
+    for round_, r in enumerate(runs):
+        print(f"{round_:>5} {r['turns']:>6} {r['seconds']:>8.1f} {r['cpu_s']:>7.1f} "
+              f"{r['peak_rss_mb']:>8.0f}  {r['load']}")  # fmt: skip
+    print(f"median wall {statistics.median(r['seconds'] for r in runs):.1f} s")
+
+
+def _score_command(db: Path, options: Sequence[str] = ()) -> dict[str, Any]:
     """`tracegrade score` on a fresh copy of the stored run, stdout to a pipe as in CI."""
     import resource
     import shutil
@@ -265,7 +287,7 @@ def _score_command(db: Path) -> dict[str, Any]:
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         done = subprocess.run(
-            [str(Path(sys.executable).with_name("tracegrade")), "score", "--db", str(copy)],
+            [_TRACEGRADE, "score", "--db", str(copy), *options],
             capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"},
         )  # fmt: skip
         seconds = time.perf_counter() - start
@@ -277,8 +299,17 @@ def _score_command(db: Path) -> dict[str, Any]:
         "cpu_s": after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime,
         "peak_rss_mb": after.ru_maxrss / 1024,
         "lines": done.stdout.count("\n"),
+        "turns": _scored_turns(done.stdout),
         "load": load,
     }
+
+
+_TRACEGRADE = str(Path(sys.executable).with_name("tracegrade"))
+
+
+def _scored_turns(report: str) -> int | None:
+    found = re.search(r"([\d,]+) turns", report)
+    return int(found.group(1).replace(",", "")) if found else None
 
 
 def _e2e_row(round_: int, who: str, n: int, r: dict[str, Any]) -> None:
@@ -309,11 +340,16 @@ def main() -> None:
     parser.add_argument("--words", default="20,40", help="reference answer length (child)")
     parser.add_argument("--end-to-end", action="store_true")
     parser.add_argument("--turns", type=int, default=100_000)
+    parser.add_argument("--traffic-sample", type=float, help="score traffic at this sample")
     parser.add_argument("--cache", default=str(Path(tempfile.gettempdir()) / "tracegrade-bench"))
     args = parser.parse_args()
     if args.child:
         words = tuple(int(w) for w in args.words.split(","))
         print(json.dumps(_child(args.child, args.n, args.trajectory_only, args.mode, words)))
+        return
+    if args.traffic_sample:
+        print(f"load {_load()}")
+        traffic(args.turns, args.rounds, Path(args.cache), args.traffic_sample)
         return
     if args.end_to_end:
         print(f"load {_load()}")

@@ -51,7 +51,7 @@ class Selection:
         if self.run_id is not None:
             # A turn's run id is on its root span: the traces with a span carrying it.
             clauses.append(
-                "trace_id IN (SELECT trace_id FROM spans WHERE attrs.\"tracegrade.run_id\" = ? "
+                'trace_id IN (SELECT trace_id FROM spans WHERE attrs."tracegrade.run_id" = ? '
                 "UNION ALL SELECT trace_id FROM spans "
                 "WHERE attrs IS NULL AND attributes->>'tracegrade.run_id' = ?)"
             )
