@@ -27,7 +27,7 @@ def cached_traffic(n: int, cache: Path) -> Path:
         connection = duckdb.connect(str(building))
         connection.execute("DELETE FROM spans WHERE scope_name = 'tracegrade'")
         connection.execute(
-            "UPDATE spans SET start_ns = start_ns - back, end_ns = end_ns - back FROM ("
+            "UPDATE spans SET start_ns = start_ns - back, end_ns = end_ns - back FROM ("  # noqa: S608 — a constant
             f"SELECT DISTINCT trace_id, (hash(trace_id) % {HOURS * 3600})::BIGINT "
             "* 1000000000 AS back FROM spans) moved WHERE spans.trace_id = moved.trace_id"
         )

@@ -14,8 +14,9 @@ import pytest
 from tests.support.span_factory import adk_like_spans
 from tracegrade.capture.convert import RowBuilder
 from tracegrade.scoring.criteria import parse_config
-from tracegrade.scoring.engine import drop_selected, score, select_traces
+from tracegrade.scoring.engine import score
 from tracegrade.scoring.metrics import available_metrics
+from tracegrade.scoring.selected import drop_selected, select_traces
 from tracegrade.scoring.selection import Selection
 from tracegrade.store import SpanWriter
 
@@ -59,7 +60,8 @@ def _first_start(connection: duckdb.DuckDBPyConnection) -> int:
 def _turn_scores(
     connection: duckdb.DuckDBPyConnection, selection: Selection
 ) -> dict[tuple[str, str], tuple[Any, ...]]:
-    scoring_id = score(connection, selection, parse_config(CRITERIA, SPECS), SPECS).scoring_id
+    resolved = selection.resolved(connection)
+    scoring_id = score(connection, resolved, parse_config(CRITERIA, SPECS), SPECS).scoring_id
     rows = connection.execute(
         "SELECT turn_id, metric, score, threshold, passed, status, detail::VARCHAR FROM scores "
         "WHERE scoring_id = ? AND level = 'turn'",
@@ -70,8 +72,9 @@ def _turn_scores(
 
 def _selected_turns(connection: duckdb.DuckDBPyConnection, selection: Selection) -> set[str]:
     """What the selection picks from the `turns` view over every stored span."""
-    predicate, params = selection.predicate()
-    rows = connection.execute(f"SELECT turn_id FROM turns WHERE {predicate}", params).fetchall()
+    predicate, params = selection.resolved(connection).predicate()
+    query = f"SELECT turn_id FROM turns WHERE {predicate}"  # noqa: S608 — Selection's own SQL
+    rows = connection.execute(query, params).fetchall()
     return {r[0] for r in rows}
 
 
@@ -108,7 +111,7 @@ def test_only_the_selected_traces_are_normalised(traffic: duckdb.DuckDBPyConnect
     drop_selected(traffic)
     predicate, params = selection.predicate()
     spans_of_selected = traffic.execute(
-        "SELECT trace_id, count(*) FROM spans WHERE trace_id IN "
+        "SELECT trace_id, count(*) FROM spans WHERE trace_id IN "  # noqa: S608 — Selection's own SQL
         f"(SELECT trace_id FROM turns WHERE {predicate}) GROUP BY trace_id",
         params,
     ).fetchall()

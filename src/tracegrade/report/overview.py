@@ -186,7 +186,7 @@ GROUP BY turn_id
 
 def _totals(reader: Reader, scoring_id: str) -> Totals:
     _, rows = reader.query(
-        f"SELECT list(latency_ms ORDER BY latency_ms) FILTER (NOT errored), count(*), "
+        f"SELECT list(latency_ms ORDER BY latency_ms) FILTER (NOT errored), count(*), "  # noqa: S608 — _TOTALS is a constant
         f"count(*) FILTER (errored), sum(total_tokens)::BIGINT, "
         f"list(cost_usd ORDER BY turn_id) FILTER (cost_usd IS NOT NULL) FROM ({_TOTALS})",
         [scoring_id],

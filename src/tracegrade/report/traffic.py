@@ -17,7 +17,7 @@ from tracegrade.report.models import RunMetric, ScoringInfo
 from tracegrade.report.queries import ReportError, Row, find_scoring, score_rows
 from tracegrade.report.summary import run_metrics, scoring_info
 from tracegrade.report.values import as_dict, as_float, as_int
-from tracegrade.scoring.engine import drop_selected, select_traces
+from tracegrade.scoring.selected import drop_selected, select_traces
 from tracegrade.store.reader import LocalReader, Reader, records
 
 SAMPLING_CAVEAT = (

@@ -22,6 +22,7 @@ from tracegrade.scoring.functions import register_functions
 from tracegrade.scoring.metrics import MetricSpec
 from tracegrade.scoring.predicate import define_predicate
 from tracegrade.scoring.prices import load_prices
+from tracegrade.scoring.selected import drop_selected, select_traces
 from tracegrade.scoring.selection import Selection
 from tracegrade.scoring.verdict import ScoringResult, decide
 
@@ -89,49 +90,12 @@ def prepare_inputs(connection: duckdb.DuckDBPyConnection, selection: Selection) 
               AND e.case_id = t.case_id AND e.turn_index = t.turn_index
         ) AS has_expected
         FROM scoring_turns t WHERE {predicate}
-        """,
+        """,  # noqa: S608 — the predicate is Selection's own SQL; values are parameters
         params,
     )
     connection.execute(scoring_sql("inputs"))
     drop_selected(connection)
     connection.execute(scoring_sql("derived"))
-
-
-def select_traces(
-    connection: duckdb.DuckDBPyConnection, traces: tuple[str, list[Any]] | None
-) -> None:
-    """Normalise the spans of the traces `traces` keeps (a WHERE clause over `spans` and its
-    parameters; None: every trace) into the tables of queries/scoring/00_selected.sql."""
-    source = "spans"
-    if traces is not None:
-        # Kept in a table, as a view cannot hold parameters.
-        connection.execute(
-            "CREATE OR REPLACE TEMP TABLE scoring_traces AS "
-            f"SELECT DISTINCT trace_id FROM spans WHERE {traces[0]}",
-            traces[1],
-        )
-        source = "spans WHERE trace_id IN (SELECT trace_id FROM scoring_traces)"
-    connection.execute(f"CREATE OR REPLACE TEMP VIEW scoring_spans AS SELECT * FROM {source}")
-    connection.execute(scoring_sql("selected"))
-
-
-_SELECTED = ("scoring_turns", "scoring_spans")  # views, then tables
-_SELECTED_TABLES = (
-    "scoring_agent_spans",
-    "scoring_span_tree",
-    "scoring_llm_calls",
-    "scoring_tool_calls",
-    "scoring_traces",
-)
-
-
-def drop_selected(connection: duckdb.DuckDBPyConnection) -> None:
-    """The normalised spans hold memory the scorers need, and the input tables have what
-    the scorers read."""
-    for view in _SELECTED:
-        connection.execute(f"DROP VIEW IF EXISTS {view}")
-    for table in _SELECTED_TABLES:
-        connection.execute(f"DROP TABLE IF EXISTS {table}")
 
 
 def _has_expected(connection: duckdb.DuckDBPyConnection) -> bool:
