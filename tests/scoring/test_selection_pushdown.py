@@ -122,3 +122,15 @@ def test_only_the_selected_traces_are_normalised(traffic: duckdb.DuckDBPyConnect
 def test_no_selection_leaves_the_traces_unnarrowed() -> None:
     assert Selection().trace_predicate() is None
     assert Selection(where="tool_calls > 0").trace_predicate() is None
+
+
+def test_a_resolved_where_narrows_to_the_traces_of_its_turns(
+    traffic: duckdb.DuckDBPyConnection,
+) -> None:
+    selection = Selection(since=dt.timedelta(hours=2), where="tool_calls = 1").resolved(traffic)
+    assert selection.turn_ids
+    traces = selection.trace_predicate()
+    assert traces is not None
+    query = f"SELECT DISTINCT trace_id FROM spans WHERE {traces[0]}"  # noqa: S608 — Selection's own SQL
+    kept = {row[0] for row in traffic.execute(query, traces[1]).fetchall()}
+    assert kept == {turn.split("-")[0] for turn in selection.turn_ids}

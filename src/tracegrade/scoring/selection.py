@@ -37,8 +37,8 @@ class Selection:
         """This selection with `where` evaluated read-only into `turn_ids`."""
         if self.where is None or self.turn_ids is not None:
             return self
+        traces = self.trace_predicate()  # before the clauses: its `since` cut is the earlier
         clauses, params = self._clauses()
-        traces = self.trace_predicate()
         try:
             condition = check_condition(self.where, "turns")
             # Over the turns of the traces the other options keep (the view would
@@ -86,6 +86,11 @@ class Selection:
         maybe others: `predicate()` still decides), so that scoring normalises those traces'
         spans only; None when every trace may. A view's row depends only on its own trace's
         spans, so the selected turns come out as the views give them."""
+        if self.turn_ids is not None:
+            # The traces of the turns `where` picked (a turn id is its trace id, '-', its
+            # span id): a `since` cut again now would drop the turns near its edge.
+            ids = [turn.split("-", 1)[0] for turn in self.turn_ids]
+            return "trace_id IN (SELECT unnest(?::VARCHAR[]))", [ids]
         clauses: list[str] = []
         params: list[Any] = []
         if self.run_id is not None:
