@@ -58,7 +58,9 @@ def _emit_run(
     large = is_large(reader, scoring_id, run_id)
     if large:
         overview = build_overview(reader, scoring_id, run_id)
-        typer.echo(render_overview(overview, width=width(), color=_color()), nl=False)
+        # Piped, the overview keeps its own width: it is a fixed summary, not columns to show whole.
+        overview_width = width() or 100
+        typer.echo(render_overview(overview, width=overview_width, color=_color()), nl=False)
         scoring_id = overview.scoring.scoring_id  # the files describe the scoring shown
     if json_path or junit or not large:
         report = build_report(reader, scoring_id=scoring_id, run_id=run_id)
