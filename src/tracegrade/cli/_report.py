@@ -11,6 +11,7 @@ import typer
 
 from tracegrade.cli._access import open_reader
 from tracegrade.exit_codes import ExitCode
+from tracegrade.store.reader import Reader
 
 
 def emit_report(
@@ -23,29 +24,54 @@ def emit_report(
     run_id: str | None = None,
 ) -> ExitCode:
     """The summary on stdout, files where asked; the exit code the gate (and diff) decide."""
+    from tracegrade.report import diff_runs, render_diff
+
+    with open_reader(db, server) as reader:
+        code, run = _emit_run(reader, scoring_id, run_id, json_path, junit)
+        if baseline:
+            diff = diff_runs(reader, baseline, run)
+            typer.echo(render_diff(diff, width=width(), color=_color()), nl=False)
+            if diff.regressed and code == ExitCode.OK:
+                code = ExitCode.GATE_FAILED
+    return code
+
+
+def _emit_run(
+    reader: Reader,
+    scoring_id: str | None,
+    run_id: str | None,
+    json_path: Path | None,
+    junit: Path | None,
+) -> tuple[ExitCode, str]:
+    """A large run's overview, or the full summary; the full report is built only when a
+    file needs it or the run is small enough to show case by case."""
     from tracegrade.report import (
+        build_overview,
         build_report,
-        diff_runs,
-        render_diff,
+        is_large,
+        render_overview,
         render_terminal,
         to_json,
         to_junit,
     )
 
-    with open_reader(db, server) as reader:
+    large = is_large(reader, scoring_id, run_id)
+    if large:
+        overview = build_overview(reader, scoring_id, run_id)
+        # Piped, the overview keeps its own width: it is a fixed summary, not columns to show whole.
+        overview_width = width() or 100
+        typer.echo(render_overview(overview, width=overview_width, color=_color()), nl=False)
+        scoring_id = overview.scoring.scoring_id  # the files describe the scoring shown
+    if json_path or junit or not large:
         report = build_report(reader, scoring_id=scoring_id, run_id=run_id)
-        typer.echo(render_terminal(report, width=width(), color=_color()), nl=False)
+        if not large:
+            typer.echo(render_terminal(report, width=width(), color=_color()), nl=False)
         if json_path:
             json_path.write_text(to_json(report))
         if junit:
             junit.write_text(to_junit(report))
-        code = ExitCode(report.exit_code)
-        if baseline:
-            diff = diff_runs(reader, baseline, report.run.run_id)
-            typer.echo(render_diff(diff, width=width(), color=_color()), nl=False)
-            if diff.regressed and code == ExitCode.OK:
-                code = ExitCode.GATE_FAILED
-    return code
+        return ExitCode(report.exit_code), report.run.run_id
+    return ExitCode(overview.exit_code), overview.run.run_id
 
 
 def emit_traffic(

@@ -23,6 +23,7 @@ from tracegrade.store.reader import Reader
 
 COST_METRIC = "cost_usd"
 RepeatKey = tuple[str, str, int]
+CaseKey = tuple[str, str]
 
 
 def build_report(
@@ -41,7 +42,7 @@ def build_report(
     sid = info.scoring_id
     run = run_info(queries.run_row(reader, run_id))
     turns = _turns(reader, run_id, sid, gating)
-    repeats = _repeats(turns, queries.score_rows(reader, sid, "case"), gating)
+    repeats = _by_case(_repeats(turns, queries.score_rows(reader, sid, "case"), gating))
     cases = [_case(row, repeats) for row in queries.case_rows(reader, sid)]
     # Eval sets in the order the run was given them, cases by id within each.
     order = {s.eval_set_id: i for i, s in enumerate(run.eval_sets)}
@@ -155,8 +156,16 @@ def repeat_verdict(statuses: list[str]) -> Verdict:
     return "passed" if "passed" in statuses else "not_evaluated"
 
 
-def _case(row: Row, repeats: dict[RepeatKey, RepeatReport]) -> CaseReport:
-    mine = [r for key, r in repeats.items() if key[:2] == (row["eval_set_id"], row["case_id"])]
+def _by_case(repeats: dict[RepeatKey, RepeatReport]) -> dict[CaseKey, list[RepeatReport]]:
+    """Each case's repeats, in repeat order: one pass, so the report stays linear in turns."""
+    grouped: dict[CaseKey, list[RepeatReport]] = defaultdict(list)
+    for (eval_set_id, case_id, _), repeat in repeats.items():  # sorted by key
+        grouped[(eval_set_id, case_id)].append(repeat)
+    return grouped
+
+
+def _case(row: Row, repeats: dict[CaseKey, list[RepeatReport]]) -> CaseReport:
+    mine = repeats.get((row["eval_set_id"], row["case_id"]), [])
     return CaseReport(
         eval_set_id=str(row["eval_set_id"]),
         case_id=str(row["case_id"]),
