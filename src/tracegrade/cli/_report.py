@@ -5,11 +5,16 @@ from __future__ import annotations
 import shutil
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from tracegrade.cli._access import open_reader
 from tracegrade.exit_codes import ExitCode
+
+if TYPE_CHECKING:
+    from tracegrade.report import RunDiff, RunReport
+    from tracegrade.store import Reader
 
 
 def emit_report(
@@ -20,39 +25,64 @@ def emit_report(
     junit: Path | None = None,
     baseline: str | None = None,
     run_id: str | None = None,
+    html: Path | None = None,
+    markdown: bool = False,
 ) -> ExitCode:
-    """The summary on stdout, files where asked; the exit code the gate (and diff) decide."""
-    from tracegrade.report import (
-        build_report,
-        diff_runs,
-        render_diff,
-        render_terminal,
-        to_json,
-        to_junit,
-    )
+    """The summary on stdout (terminal or Markdown), files where asked; the exit code the
+    gate (and diff) decide."""
+    from tracegrade.report import build_report, diff_runs, to_json, to_junit
 
     with open_reader(db, server) as reader:
         report = build_report(reader, scoring_id=scoring_id, run_id=run_id)
-        typer.echo(render_terminal(report, width=_width(), color=_color()), nl=False)
+        diff = diff_runs(reader, baseline, report.run.run_id) if baseline else None
+        if html or markdown:
+            _emit_pages(reader, report.scoring.scoring_id, diff, html, markdown)
+        if not markdown:
+            _print_terminal(report, diff)
         if json_path:
             json_path.write_text(to_json(report))
         if junit:
             junit.write_text(to_junit(report))
         code = ExitCode(report.exit_code)
-        if baseline:
-            diff = diff_runs(reader, baseline, report.run.run_id)
-            typer.echo(render_diff(diff, width=_width(), color=_color()), nl=False)
-            if diff.regressed and code == ExitCode.OK:
-                code = ExitCode.GATE_FAILED
+        if diff is not None and diff.regressed and code == ExitCode.OK:
+            code = ExitCode.GATE_FAILED
     return code
 
 
-def emit_traffic(db: Path | None, server: str | None, scoring_id: str) -> ExitCode:
+def _print_terminal(report: RunReport, diff: RunDiff | None) -> None:
+    from tracegrade.report import render_diff, render_terminal
+
+    typer.echo(render_terminal(report, width=_width(), color=_color()), nl=False)
+    if diff is not None:
+        typer.echo(render_diff(diff, width=_width(), color=_color()), nl=False)
+
+
+def _emit_pages(
+    reader: Reader, scoring_id: str, diff: RunDiff | None, html: Path | None, markdown: bool
+) -> None:
+    """The HTML file and the Markdown summary: both from one run page."""
+    from tracegrade.report.pages import build_run_page, render_run_page
+    from tracegrade.report.run_markdown import to_markdown
+
+    page = build_run_page(reader, scoring_id=scoring_id, diff=diff, waterfalls=html is not None)
+    if html:
+        html.write_text(render_run_page(page, embed=True), encoding="utf-8")
+    if markdown:
+        typer.echo(to_markdown(page), nl=False)
+
+
+def emit_traffic(
+    db: Path | None, server: str | None, scoring_id: str, html: Path | None = None
+) -> ExitCode:
     from tracegrade.report import build_traffic_report, render_traffic
 
     with open_reader(db, server) as reader:
         report = build_traffic_report(reader, scoring_id)
         typer.echo(render_traffic(report, width=_width(), color=_color()), nl=False)
+        if html:
+            from tracegrade.report.pages import traffic_file
+
+            html.write_text(traffic_file(reader, scoring_id), encoding="utf-8")
     return ExitCode(report.exit_code)
 
 

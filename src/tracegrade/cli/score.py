@@ -10,6 +10,7 @@ import typer
 
 from tracegrade.cli._common import (
     DbOption,
+    HtmlOption,
     JsonOption,
     JunitOption,
     MetricsOption,
@@ -45,6 +46,7 @@ def score(
     server: ServerOption = None,
     json_path: JsonOption = None,
     junit: JunitOption = None,
+    html: HtmlOption = None,
 ) -> None:
     """Score stored turns with the given criteria and gate, as `run` would.
 
@@ -67,9 +69,9 @@ def score(
         with scoring_target(db, server, metrics or []) as target:
             summary = target.score(request)
         if summary["run_id"] is None:
-            code = emit_traffic(db, server, summary["scoring_id"])
+            code = emit_traffic(db, server, summary["scoring_id"], html)
         else:
-            code = emit_report(db, server, summary["scoring_id"], json_path, junit)
+            code = emit_report(db, server, summary["scoring_id"], json_path, junit, html=html)
     raise typer.Exit(int(code))
 
 

@@ -24,6 +24,9 @@ class CallPair:
     expected: str
     actual: str
     same: bool
+    expected_call: Any = None
+    """The calls as the scorer saw them ({name, args}), for argument-level differences."""
+    actual_call: Any = None
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,8 @@ class TurnFinding:
     turn_index: int
     user_text: str | None
     metrics: list[MetricFinding]
+    turn_id: str = field(default="", compare=False)
+    """The first repeat's, where repeats failed alike."""
 
 
 @dataclass(frozen=True)
@@ -83,7 +88,8 @@ def _grouped(
 def _turn(turn: TurnReport, better: Mapping[str, str | None]) -> TurnFinding:
     failed = [s for s in turn.scores if s.gating and s.status == "failed"]
     failed.sort(key=lambda s: (_kind(s), s.metric))
-    return TurnFinding(turn.turn_index, turn.user_text, [_metric(s, turn, better) for s in failed])
+    metrics = [_metric(s, turn, better) for s in failed]
+    return TurnFinding(turn.turn_index, turn.user_text, metrics, turn.turn_id)
 
 
 def _kind(score: MetricScore) -> int:
@@ -145,7 +151,7 @@ def _pairs(expected: list[Any], actual: list[Any]) -> list[CallPair]:
         shown_e = call(e["name"], e.get("args")) if e else DASH
         # An actual call's args are null only when they were not captured.
         shown_a = call(a["name"], a.get("args"), a.get("args") is not None) if a else DASH
-        pairs.append(CallPair(shown_e, shown_a, e == a))
+        pairs.append(CallPair(shown_e, shown_a, e == a, e, a))
     return pairs
 
 
