@@ -49,6 +49,8 @@ class Histogram:
     bins: list[Bin]
     """Only the bins holding a turn: one bar (one SVG mark) each."""
     rules: list[Rule]
+    domain: tuple[float, float]
+    """The x axis: every bin's edges, held or not."""
 
     @property
     def title(self) -> str:
@@ -80,15 +82,16 @@ def histograms(reader: Reader, scoring_id: str, criteria: Sequence[Criterion]) -
     found = []
     for row in rows(reader, "metric_ranges", scoring_id):
         metric, criterion = str(row["metric"]), bounds.get(str(row["metric"]))
-        rules = budget_rules(criterion)
-        lo, width, count = bin_edges(float(row["lo"]), float(row["hi"]), [r.x for r in rules])
+        rules, unit = budget_rules(criterion), _unit(metric)
+        marks = [r.x for r in rules]
+        lo, width, count = bin_edges(float(row["lo"]), float(row["hi"]), marks, ratio=not unit)
         bins = [
-            Bin(lo + b["bin"] * width, lo + (b["bin"] + 1) * width, int(b["turns"]))
+            Bin(_edge(lo, b["bin"], width), _edge(lo, b["bin"] + 1, width), int(b["turns"]))
             for b in rows(reader, "metric_bins", lo, width, count, scoring_id, metric)
         ]
-        found.append(
-            Histogram(metric, _unit(metric), criterion is not None, int(row["turns"]), bins, rules)
-        )
+        domain = (lo, _edge(lo, count, width))
+        gating = criterion is not None
+        found.append(Histogram(metric, unit, gating, int(row["turns"]), bins, rules, domain))
     return sorted(found, key=_order)
 
 
@@ -112,11 +115,14 @@ def budget_rules(criterion: Criterion | None) -> list[Rule]:
     return [Rule(value, label) for value, label in found if value is not None]
 
 
-def bin_edges(lo: float, hi: float, marks: Sequence[float] = ()) -> tuple[float, float, int]:
-    """(first edge, width, bins): about 20 bins of a round width (1, 2 or 5 × 10^k) that
-    cover the scores and the budget lines; scores within [0, 1] get tenths."""
+def bin_edges(
+    lo: float, hi: float, marks: Sequence[float] = (), ratio: bool = False
+) -> tuple[float, float, int]:
+    """(first edge, width, bins): about 20 bins of a round width (1, 2 or 5 × 10^k) from 0
+    or below, covering the scores and the budget lines; a `ratio` (a unitless score) within
+    [0, 1] gets tenths."""
     low, high = min([lo, *marks, 0.0]), max([hi, *marks])
-    if low >= 0 and high <= 1:
+    if ratio and low >= 0 and high <= 1:
         return 0.0, 0.1, 10
     if high <= low:
         return low, 1.0, 1
@@ -126,6 +132,11 @@ def bin_edges(lo: float, hi: float, marks: Sequence[float] = ()) -> tuple[float,
     if start + count * width <= high:
         count += 1  # a score on the top edge gets a bin of its own
     return start, width, count
+
+
+def _edge(lo: float, index: int, width: float) -> float:
+    """A bin edge without float noise (0.30000000000000004 is 0.3)."""
+    return round(lo + index * width, 12)
 
 
 def _round_step(raw: float) -> float:

@@ -10,7 +10,7 @@
     return Plot.plot({
       height: 190, marginLeft: 48, marginTop: 14 + 14 * rules.length,
       ariaLabel: c.title,
-      x: {label: c.unit || c.metric},
+      x: {label: c.unit || c.metric, domain: c.domain},
       y: {label: "turns", grid: true},
       marks: [
         Plot.rectY(c.bins, {x1: "x0", x2: "x1", y: "turns", fill: BAR, insetLeft: 1,
