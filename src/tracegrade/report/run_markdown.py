@@ -102,7 +102,7 @@ def _why(view: CaseView) -> str:
             for metric in turn.metrics:
                 first = [f"{label}: {text}" for label, text in metric.texts[:1]]
                 reason = "; ".join([metric.reason, *first] if metric.reason else first)
-                return md(metric.headline) + (f" {code(_cut(reason))}" if reason else "")
+                return md(metric.headline) + (f": {code(_cut(reason))}" if reason else "")
     return md(", ".join(view.case.failed_metrics))
 
 
