@@ -26,11 +26,16 @@ SPANS_PER_REQUEST = 2 * 5
 
 # Runs the CLI in a child whose address space is capped, and reports its peak RSS (KiB)
 # on stderr: a regression that inflates a file in memory fails, instead of taking the machine.
+# VmHWM, not getrusage's ru_maxrss: Linux carries ru_maxrss over from the forking process
+# (here pytest, 500+ MiB late in a full run) through exec; VmHWM is this process's own.
 _MEASURED_CLI = """
 import atexit, resource, sys
 resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
-atexit.register(lambda: print("MAXRSS", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
-                              file=sys.stderr))
+def peak():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            return line.split()[1]
+atexit.register(lambda: print("MAXRSS", peak(), file=sys.stderr))
 from tracegrade.cli.main import app
 sys.argv = ["tracegrade", *sys.argv[1:]]
 app()

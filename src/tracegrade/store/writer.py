@@ -29,7 +29,7 @@ from tracegrade.store.connection import connect
 from tracegrade.store.rows import INTEGER_COLUMNS, SPAN_COLUMNS, SpanRow
 
 _BATCH_VIEW = "_tracegrade_incoming_spans"
-_SELECT = f"({', '.join(SPAN_COLUMNS)}) SELECT {', '.join(SPAN_COLUMNS)} FROM {_BATCH_VIEW}"
+_SELECT = f"({', '.join(SPAN_COLUMNS)}) SELECT {', '.join(SPAN_COLUMNS)} FROM {_BATCH_VIEW}"  # noqa: S608 — constants
 _INSERT = f"INSERT INTO spans {_SELECT}"
 _INSERT_NEW_ONLY = f"INSERT OR IGNORE INTO spans {_SELECT}"
 
