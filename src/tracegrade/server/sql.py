@@ -29,6 +29,7 @@ from tracegrade.store.readonly import (
     read_only_statement,
     read_only_transaction,
 )
+from tracegrade.store.view_functions import register_view_functions
 
 _FETCH_ROWS = 64
 
@@ -116,6 +117,7 @@ class ReadOnlyQueries:
         if left <= 0:
             raise SqlFailed(self._too_long())
         cursor = self._connection.cursor()
+        register_view_functions(cursor)  # temp macros are per connection, a cursor's too
         timer = threading.Timer(left, cursor.interrupt)
         with self._lock:
             self._running[cursor] = self._too_long()

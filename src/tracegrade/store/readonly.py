@@ -71,6 +71,13 @@ def read_only_statement(sql: str) -> duckdb.Statement:
 def check_condition(condition: str, relation: str = "turns") -> str:
     """`condition` checked to be one read-only boolean expression over `relation`, wrapped
     for embedding as `... AND <returned text>` in a query that is then checked whole."""
+    condition_tree(condition, relation)
+    return f"(\n{condition}\n)"
+
+
+def condition_tree(condition: str, relation: str = "turns") -> dict[str, Any]:
+    """The syntax tree of `condition`, once checked as `check_condition` checks it: for a
+    caller that allows less still (e.g. no subqueries) and walks the tree itself."""
     # The text is only parsed here (never run), and must parse as one expression to pass.
     text = f"SELECT * FROM {relation} WHERE\n{condition}\n"  # noqa: S608 — parsed, not run
     try:
@@ -81,7 +88,15 @@ def check_condition(condition: str, relation: str = "turns") -> str:
     if not _is_plain_where(node, relation):
         raise QueryRefused("not one SQL condition: it adds clauses of its own (ORDER BY, UNION...)")
     _check_tree(node)
-    return f"(\n{condition}\n)"
+    where: dict[str, Any] = node["where_clause"]
+    return where
+
+
+def locked_memory_connection() -> duckdb.DuckDBPyConnection:
+    """A new in-memory database with file access off, to bind or try out a user's text."""
+    connection = duckdb.connect(":memory:")
+    lock_down(connection)
+    return connection
 
 
 def lock_down(connection: duckdb.DuckDBPyConnection) -> None:
