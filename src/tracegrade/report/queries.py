@@ -80,7 +80,7 @@ def case_rows(reader: Reader, scoring_id: str, cases: list[CaseKey] | None = Non
     only, params = _only(cases)
     return records(
         reader,
-        "SELECT eval_set_id, case_id, repeats, passed_repeats, failed_repeats, errored_repeats, "
+        "SELECT eval_set_id, case_id, repeats, passed_repeats, failed_repeats, errored_repeats, "  # noqa: S608 — `only` holds placeholders
         f"verdict, flaky, failed_metrics FROM case_results WHERE scoring_id = ?{only} "
         "ORDER BY eval_set_id, case_id",
         [scoring_id, *params],
@@ -105,7 +105,7 @@ def turn_rows(reader: Reader, run_id: str, cases: list[CaseKey] | None = None) -
          AND e.case_id = t.case_id AND e.turn_index = t.turn_index
         WHERE t.run_id = ?{only}
         ORDER BY t.eval_set_id, t.case_id, t.repeat, t.turn_index, t.turn_id
-        """,
+        """,  # noqa: S608 — `only` holds placeholders
         [run_id, *params],
     )
 
@@ -129,7 +129,7 @@ def score_rows(
     only, params = _only(cases)
     return records(
         reader,
-        "SELECT eval_set_id, case_id, repeat, turn_index, turn_id, metric, score, threshold, "
+        "SELECT eval_set_id, case_id, repeat, turn_index, turn_id, metric, score, threshold, "  # noqa: S608 — `only` holds placeholders
         f"status, detail FROM scores WHERE scoring_id = ? AND level = ?{only} "
         "ORDER BY eval_set_id, case_id, repeat, turn_index, turn_id, metric",
         [scoring_id, level, *params],
