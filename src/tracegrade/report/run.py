@@ -90,7 +90,7 @@ def _turns(
         calls[row["turn_id"]].append(_call(row))
     scores: dict[str, list[MetricScore]] = defaultdict(list)
     for row in queries.score_rows(reader, scoring_id, "turn", only):
-        scores[row["turn_id"]].append(_score(row, gating))
+        scores[row["turn_id"]].append(metric_score(row, gating))
     by_repeat: dict[RepeatKey, list[TurnReport]] = defaultdict(list)
     for row in turn_rows:
         turn = _turn(row, calls[row["turn_id"]], scores[row["turn_id"]])
@@ -131,7 +131,8 @@ def _error(row: Row) -> ErrorInfo:
     return ErrorInfo(type=as_str(row["error_type"]), message=as_str(row["error_message"]))
 
 
-def _score(row: Row, gating: set[str]) -> MetricScore:
+def metric_score(row: Row, gating: set[str]) -> MetricScore:
+    """A row of `scores` as a MetricScore (`gating`: the metrics that gate)."""
     return MetricScore(
         metric=str(row["metric"]),
         score=as_float(row["score"]),
@@ -148,7 +149,7 @@ def _repeats(
     scores: dict[RepeatKey, list[MetricScore]] = defaultdict(list)
     for row in case_scores:
         key = (row["eval_set_id"], row["case_id"], int(row["repeat"]))
-        scores[key].append(_score(row, gating))
+        scores[key].append(metric_score(row, gating))
     return {
         key: RepeatReport(
             repeat=key[2],

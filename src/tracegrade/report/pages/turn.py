@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from tracegrade.report.models import MetricScore
 from tracegrade.report.pages.sql import rows
 from tracegrade.report.queries import Row, find_scoring, iso_utc
+from tracegrade.report.run import metric_score
 from tracegrade.report.summary import scoring_info
-from tracegrade.report.values import as_float, as_int, as_json, as_list, as_str
+from tracegrade.report.values import as_float, as_int, as_list, as_str
 from tracegrade.store.reader import Reader
 
 # A span's texts past this many characters are cut (and say so): a tool that returned a
@@ -104,7 +105,7 @@ def turn_views(reader: Reader, facts: Sequence[Row], scoring_id: str | None) -> 
         gating = {c.metric for c in criteria}
         ids = [str(f["turn_id"]) for f in facts]
         for row in rows(reader, "turn_scores", scoring_id, ids):
-            scores[row["turn_id"]].append(_score(row, gating))
+            scores[row["turn_id"]].append(metric_score(row, gating))
     return [_view(f, _subtree(spans[f["trace_id"]], f), scores[f["turn_id"]]) for f in facts]
 
 
@@ -132,17 +133,6 @@ def _view(row: Row, spans: list[SpanRow], scores: list[MetricScore]) -> TurnView
         error=_error_text(row["error_type"], row["error_message"]) if row["is_error"] else None,
         scores=scores,
         spans=spans,
-    )
-
-
-def _score(row: Row, gating: set[str]) -> MetricScore:
-    return MetricScore(
-        metric=str(row["metric"]),
-        score=as_float(row["score"]),
-        threshold=as_float(row["threshold"]),
-        status=str(row["status"]),
-        gating=row["metric"] in gating,
-        detail=as_json(row["detail"]),
     )
 
 
