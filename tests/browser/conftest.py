@@ -38,7 +38,9 @@ TRAFFIC_CRITERIA = {
 }
 
 
-@pytest.fixture(scope="session")
+# Package scope, not session: while Playwright's sync API is open, its event loop runs in
+# this thread, and every later test that calls asyncio.run() (ADK runs) would fail.
+@pytest.fixture(scope="package")
 def browser() -> Iterator[Browser]:
     chromium = require_chromium()
     from playwright.sync_api import sync_playwright
