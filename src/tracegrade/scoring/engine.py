@@ -52,7 +52,9 @@ def score_loaded(
         selection = Selection(run_id=runs[0][0] if len(runs) == 1 else None)
     register_functions(connection)
     load_prices(connection, config.prices)
-    metrics = _metrics_to_run(config, specs, has_expected=_has_expected(connection))
+    if selection.run_id is None and not _has_expected(connection):
+        config = _without_expected(config, specs)
+    metrics = _metrics_to_run(config, specs)
     _load_criteria(connection, config, metrics)
     _run_scorers(connection, metrics, config)
     scoring_id = uuid.uuid4().hex[:12]
@@ -99,15 +101,20 @@ def _has_expected(connection: duckdb.DuckDBPyConnection) -> bool:
     return bool(connection.execute("SELECT 1 FROM scored_expected LIMIT 1").fetchall())
 
 
-def _metrics_to_run(
-    config: ScoringConfig, specs: dict[str, MetricSpec], has_expected: bool
-) -> list[MetricSpec]:
+NOT_APPLICABLE = "not applicable: it needs expected turns, and traffic has none"
+
+
+def _without_expected(config: ScoringConfig, specs: dict[str, MetricSpec]) -> ScoringConfig:
+    """Traffic has no expected turns: the metrics that need them are left out, and say so.
+    One test_config.json then serves eval runs and traffic alike."""
+    skipped = {name: NOT_APPLICABLE for name in config.criteria if specs[name].needs_expected}
+    kept = {name: c for name, c in config.criteria.items() if name not in skipped}
+    not_evaluated = {**config.not_evaluated, **skipped}
+    return config.model_copy(update={"criteria": kept, "not_evaluated": not_evaluated})
+
+
+def _metrics_to_run(config: ScoringConfig, specs: dict[str, MetricSpec]) -> list[MetricSpec]:
     """Every configured metric, and every reference-free one as information."""
-    for name in config.criteria:
-        if specs[name].needs_expected and not has_expected:
-            raise ConfigError(
-                f"metric '{name}' needs expected turns, and the selected turns have none"
-            )
     return [s for s in specs.values() if s.name in config.criteria or not s.needs_expected]
 
 

@@ -26,6 +26,7 @@ from tracegrade.server.encoding import encode_row
 from tracegrade.store.readonly import (
     QueryRefused,
     QueryUnparsable,
+    one_line,
     read_only_statement,
     read_only_transaction,
 )
@@ -129,7 +130,7 @@ class ReadOnlyQueries:
         except duckdb.InterruptException:
             raise SqlFailed(self._running[cursor]) from None
         except duckdb.Error as exc:
-            raise SqlFailed(str(exc)) from None
+            raise SqlFailed(one_line(str(exc))) from None
         except UnicodeError as exc:  # a lone surrogate in a parameter or a value
             raise SqlFailed(f"not valid text: {exc}") from None
         finally:
@@ -179,7 +180,7 @@ def _guarded(sql: str) -> duckdb.Statement:
     except QueryRefused as exc:
         raise SqlRefused(str(exc)) from None
     except QueryUnparsable as exc:
-        raise SqlFailed(str(exc)) from None
+        raise SqlFailed(one_line(str(exc))) from None
 
 
 def parse_request(body: bytes) -> tuple[str, list[Any] | None, int | None]:
