@@ -11,6 +11,9 @@
 -- answers could not be read scores 0.0: ADK counts it in the case's denominator, so its
 -- case score (the mean) stays ADK's. When a judge call failed, the budget ran out or
 -- ADK's evaluator raised, no turn of the case repeat is scored (ADK: not evaluated).
+-- A turn of an eval case that is not a scenario gets no score and says why (ADK: not
+-- evaluated without a conversation_scenario); a case gated on this metric alone is then
+-- not evaluated.
 -- detail: {votes, stop_votes, rationale, reason, judge_error}
 WITH scenarios AS (
     SELECT
@@ -79,3 +82,11 @@ SELECT
         'judge_error', CASE WHEN unscored THEN judge_failed ELSE false END
     ) AS detail
 FROM scored
+UNION ALL
+SELECT
+    t.turn_id, NULL,
+    json_object('reason', 'no conversation scenario: it rates ADK''s user simulator, '
+                || 'which only conversation scenarios have')
+FROM scored_turns t
+LEFT JOIN scenarios s USING (run_id, eval_set_id, case_id)
+WHERE t.case_id IS NOT NULL AND s.case_id IS NULL AND NOT t.is_error

@@ -43,12 +43,16 @@ WITH rows AS (
       AND NOT EXISTS (SELECT 1 FROM turn_scores s WHERE s.turn_id = t.turn_id AND s.metric = c.metric)
     UNION ALL
     -- An eval turn with no expectation (its case's expectations never arrived) is not
-    -- evaluated by a gating metric that needs one, and says why.
+    -- evaluated by a gating metric that needs one, and says why. A conversation scenario's
+    -- turns have none by design: such metrics are not applicable there (below, per case).
     SELECT c.metric, t.turn_id, t.run_id, t.eval_set_id, t.case_id, t.repeat, t.turn_index,
            false, NULL, json_object('reason', 'no expectation: no expected turn was recorded for it')
     FROM scored_turns t
     JOIN scoring_criteria c ON c.gating AND c.needs_expected
     WHERE t.case_id IS NOT NULL AND NOT t.has_expected AND NOT t.is_error
+      AND NOT EXISTS (
+          SELECT 1 FROM scored_scenario_cases s
+          WHERE s.run_id = t.run_id AND s.eval_set_id = t.eval_set_id AND s.case_id = t.case_id)
 ),
 judged AS (
     SELECT
@@ -108,11 +112,9 @@ SELECT
     coalesce(c.threshold, c.max), NULL, 'not_applicable',
     json_object('reason', 'needs expected turns; a conversation scenario has none')
 FROM (
-    SELECT run_id, eval_set_id, case_id, repeat
-    FROM scored_turns
-    WHERE case_id IS NOT NULL
-    GROUP BY ALL
-    HAVING NOT bool_or(has_expected)
+    SELECT DISTINCT t.run_id, t.eval_set_id, t.case_id, t.repeat
+    FROM scored_turns t
+    JOIN scored_scenario_cases USING (run_id, eval_set_id, case_id)
 ) r
 CROSS JOIN scoring_criteria c
 WHERE c.needs_expected;

@@ -119,9 +119,12 @@ def test_passing_cases_and_budgets_raise_nothing(home: EvalRunResult) -> None:
     home.assert_run_budgets()
     with pytest.raises(EvalCaseFailed) as failed:
         home.assert_passed()  # the whole gate includes the failing cases
+    # The scenario case has no expected turns, and both criteria here need them: nothing
+    # applicable evaluated it, so it is named as not evaluated (the failures decide the exit).
     assert _message(failed, home) == [
         "eval run RUN failed the gate (exit code 1)",
         "  failed cases: bedside_lamp_off, kitchen_devices",
+        "  not evaluated cases: bedtime_scenario",
         "spans and scores: t.duckdb (run RUN)",
     ]
 

@@ -252,6 +252,7 @@ def test_a_whole_file_reads_into_the_config_scoring_records() -> None:
                 **gates,
                 "threshold": 0.5,
                 "options": {"judge": 0.5},
+                "better": "higher",
             },
         },
         "not_evaluated": {},
