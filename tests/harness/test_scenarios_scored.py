@@ -85,7 +85,9 @@ def test_metrics_needing_expected_turns_are_not_applicable_on_a_scenario(
 def test_a_run_of_scenarios_alone_scores_under_adk_default_criteria(
     captured: BlockingSpanProcessor, writer: SpanWriter
 ) -> None:
-    """No turn has an expectation: scoring such turns was a ConfigError before."""
+    """No turn has an expectation: scoring such turns was a ConfigError before. Both of
+    ADK's default metrics need expected turns, so neither applies, and with nothing else
+    gating the case nothing evaluated it: not evaluated (exit 4), as any such case."""
     scenario_only = [f"{SCENARIOS}:fill_the_cart"]
     adk_defaults = {"criteria": CRITERIA["criteria"]}
     user = ScriptedUser.from_replies(GOAL_REPLIES)
@@ -95,7 +97,7 @@ def test_a_run_of_scenarios_alone_scores_under_adk_default_criteria(
         == "not_applicable"
     )
     assert [c.verdict for c in scored.cases] == ["not_evaluated"]
-    assert scored.exit_code == ExitCode.OK
+    assert scored.exit_code == ExitCode.NOT_EVALUATED
 
 
 def test_a_failing_simulator_is_an_error_not_a_failure(

@@ -127,12 +127,20 @@ def test_a_static_case_is_not_rated(captured: BlockingSpanProcessor, writer: Spa
     scored = score(
         writer.connection, Selection(run_id=result.run_id), parse_config(raw, specs), specs
     )
-    rated = writer.connection.execute(
-        "SELECT DISTINCT case_id FROM scores "
-        "WHERE scoring_id = ? AND metric = ? AND level <> 'run'",
+    rows = writer.connection.execute(
+        "SELECT case_id = 'fill_the_cart', list_distinct(list(status)), "
+        "list_distinct(list(detail->>'reason') FILTER (status = 'not_evaluated')) "
+        "FROM scores WHERE scoring_id = ? AND metric = ? AND level = 'turn' GROUP BY ALL "
+        "ORDER BY ALL",
         [scored.scoring_id, METRIC],
     ).fetchall()
-    assert rated == [("fill_the_cart",)]
+    # The static cases' turns get no score, and say why (ADK: not evaluated there).
+    reason = "no conversation scenario: it rates ADK's user simulator, which only "
+    static, scenario = rows
+    assert static[:2] == (False, ["not_evaluated"])
+    assert [r[: len(reason)] for r in static[2]] == [reason]
+    assert scenario[0] is True
+    assert "not_evaluated" not in scenario[1]
 
 
 def _adk_result(invocations: list[Any], samples: int) -> Any:
