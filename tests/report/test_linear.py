@@ -36,6 +36,8 @@ class SyntheticRun:
             return self._calls()
         if "FROM scores" in sql:
             return self._scores(str(params[1]))
+        if "FROM judge_usage" in sql:
+            return [], []  # no judged metric in this run
         raise AssertionError(f"unexpected query: {sql}")
 
     def _key(self, i: int) -> tuple[str, str, int]:
