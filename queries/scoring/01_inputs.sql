@@ -67,6 +67,7 @@ FROM spans
 WHERE scope_name = 'tracegrade' AND name = 'tracegrade.eval_case'
   AND json_extract(attributes->>'tracegrade.expected', '$.scenario') IS NOT NULL
   AND attributes->>'tracegrade.run_id' IN (SELECT run_id FROM scored_turns);
+
 -- scored_judgements: the judge answers the scored turns' judged metrics use, filled by the
 -- judge runner (scoring/judging): one row per answer (cached or new), per sample, and one
 -- row for a turn no judge answered, saying why. outcome: answered, failed (after every
