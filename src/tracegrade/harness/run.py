@@ -179,8 +179,9 @@ async def _play(plan: RunPlan, case: Case, repeat: int) -> CaseOutcome:
     """A scenario case with ADK's user simulator; any other replayed as written."""
     timeout = plan.options.turn_timeout_s
     if case.scenario is not None:
-        assert plan.simulator is not None
-        return await simulate_case(plan.agent, case, plan.run_id, repeat, timeout, plan.simulator)
+        # A plan made by hand may carry no settings: ADK's defaults then, as ADK injects them.
+        simulator = plan.simulator or simulator_config({})
+        return await simulate_case(plan.agent, case, plan.run_id, repeat, timeout, simulator)
     return await replay_case(plan.agent, case, plan.run_id, repeat, timeout)
 
 
