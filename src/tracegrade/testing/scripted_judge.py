@@ -58,7 +58,7 @@ class ScriptedJudge(BaseLlm):
     async def generate_content_async(
         self, llm_request: LlmRequest, stream: bool = False
     ) -> AsyncGenerator[LlmResponse, None]:
-        prompt = "".join(p.text or "" for c in llm_request.contents for p in c.parts or [])
+        prompt = request_text(llm_request)
         with self._lock:
             sample = self._seen[prompt]
             self._seen[prompt] += 1
@@ -74,6 +74,11 @@ class ScriptedJudge(BaseLlm):
 
     def _response(self, text: str | None) -> LlmResponse:
         return text_response(text, self.usage, self.model)
+
+
+def request_text(request: LlmRequest) -> str:
+    """The text of every part of a model request."""
+    return "".join(p.text or "" for c in request.contents for p in c.parts or [])
 
 
 def text_response(text: str | None, usage: dict[str, int] | None, model: str) -> LlmResponse:

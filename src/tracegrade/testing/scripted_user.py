@@ -31,7 +31,7 @@ from google.adk.models.llm_response import LlmResponse
 from google.adk.models.registry import LLMRegistry
 from pydantic import PrivateAttr
 
-from tracegrade.testing.scripted_judge import text_response
+from tracegrade.testing.scripted_judge import request_text, text_response
 
 HISTORY_HEADING = "# Conversation History"
 STOP = "</finished>"
@@ -95,7 +95,7 @@ class ScriptedUser(BaseLlm):
     async def generate_content_async(
         self, llm_request: LlmRequest, stream: bool = False
     ) -> AsyncGenerator[LlmResponse, None]:
-        prompt = "".join(p.text or "" for c in llm_request.contents for p in c.parts or [])
+        prompt = request_text(llm_request)
         seed = llm_request.config.seed if llm_request.config is not None else None
         try:
             text = self.answer(prompt, seed)

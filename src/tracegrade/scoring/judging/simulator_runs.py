@@ -21,9 +21,9 @@ from google.adk.models.llm_response import LlmResponse
 from tracegrade.scoring.judging import parse
 from tracegrade.scoring.judging.calls import (
     Answer,
-    JudgeBudgetSpent,
     JudgeCaller,
-    JudgeCallFailed,
+    request_text,
+    to_evaluator,
 )
 from tracegrade.scoring.judging.invocations import actual_invocation
 from tracegrade.scoring.judging.plan import Group, MetricPlan, Results
@@ -62,16 +62,12 @@ async def _evaluated(
     async def answer(request: LlmRequest) -> LlmResponse:
         k = len(results.answers)
         turn, step = _slot(k, turns, samples)
-        prompt = "".join(p.text or "" for c in request.contents for p in c.parts or [])
+        prompt = request_text(request)
         config = request.config if request.config is not None else plan.request_config
         got = await caller.ask(plan.name, turn.turn_id, judge, prompt, config, k % samples)
         got.step = step
         results.answers.append(got)
-        if got.outcome == "unjudged":
-            raise JudgeBudgetSpent(got.error)
-        if got.outcome == "failed":
-            raise JudgeCallFailed(got.error)
-        return got.as_response()
+        return to_evaluator(got)
 
     with routed(answer) as name:
         evaluator = plan.evaluator(name)
