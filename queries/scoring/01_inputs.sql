@@ -1,5 +1,5 @@
 -- What every scorer reads, for the turns in `scored_turns` (made first from the selection),
--- from the selected traces' calls (00_selected.sql). Tool arguments are put in canonical
+-- from the selected traces' calls and eval cases (00_selected.sql). Tool arguments are put in canonical
 -- form (tg_canonical_json) once, here.
 
 -- scored_calls: each scored turn's own tool calls in order (AgentTool internals excluded).
@@ -29,7 +29,7 @@ JOIN scored_turns t USING (turn_id);
 CREATE OR REPLACE TEMP TABLE scored_expected AS
 SELECT t.turn_id, e.user_text, e.final_text, e.n_tool_calls
 FROM scored_turns t
-JOIN expected_turns e
+JOIN scoring_expected_turns e
   ON e.run_id = t.run_id AND e.eval_set_id = t.eval_set_id
  AND e.case_id = t.case_id AND e.turn_index = t.turn_index;
 
@@ -42,7 +42,7 @@ JOIN expected_turns e
 CREATE OR REPLACE TEMP TABLE scored_expected_calls AS
 SELECT t.turn_id, e.seq, e.name, coalesce(tg_canonical_json(e.args), '{}') AS args
 FROM scored_turns t
-JOIN expected_tool_calls e
+JOIN tg_expected_tool_calls('scoring_expected_turns') e
   ON e.run_id = t.run_id AND e.eval_set_id = t.eval_set_id
  AND e.case_id = t.case_id AND e.turn_index = t.turn_index;
 
@@ -51,7 +51,7 @@ JOIN expected_tool_calls e
 CREATE OR REPLACE TEMP TABLE scored_plan AS
 SELECT e.run_id, e.eval_set_id, e.case_id, unnest(range(coalesce(r.repeats, 1))) AS repeat,
        e.turn_index
-FROM expected_turns e
+FROM scoring_expected_turns e
 JOIN eval_runs r USING (run_id)
 WHERE e.run_id IN (SELECT run_id FROM scored_turns WHERE run_id IS NOT NULL);
 
@@ -63,9 +63,8 @@ SELECT DISTINCT
     attributes->>'tracegrade.run_id' AS run_id,
     attributes->>'tracegrade.eval_set_id' AS eval_set_id,
     attributes->>'tracegrade.case_id' AS case_id
-FROM spans
-WHERE scope_name = 'tracegrade' AND name = 'tracegrade.eval_case'
-  AND json_extract(attributes->>'tracegrade.expected', '$.scenario') IS NOT NULL
+FROM scoring_case_spans
+WHERE json_extract(attributes->>'tracegrade.expected', '$.scenario') IS NOT NULL
   AND attributes->>'tracegrade.run_id' IN (SELECT run_id FROM scored_turns);
 
 -- scored_judgements: the judge answers the scored turns' judged metrics use, filled by the

@@ -17,9 +17,19 @@
 --   trace_id             the trace holding the run and case spans
 CREATE OR REPLACE VIEW eval_runs AS
 WITH cases AS (
-    SELECT attributes->>'tracegrade.run_id' AS run_id, count(*) AS cases
-    FROM spans
-    WHERE scope_name = 'tracegrade' AND name = 'tracegrade.eval_case'
+    -- The run id from `attrs` where the writer stored it, the JSON only for spans without:
+    -- the cases are spread over the file, and reading their attributes reads the whole
+    -- column (~0.6 s CPU at 1.16M ADK spans, for every `tracegrade score`).
+    SELECT run_id, count(*) AS cases
+    FROM (
+        SELECT attrs."tracegrade.run_id" AS run_id
+        FROM spans
+        WHERE scope_name = 'tracegrade' AND name = 'tracegrade.eval_case' AND attrs IS NOT NULL
+        UNION ALL
+        SELECT attributes->>'tracegrade.run_id'
+        FROM spans
+        WHERE scope_name = 'tracegrade' AND name = 'tracegrade.eval_case' AND attrs IS NULL
+    )
     GROUP BY ALL
 )
 SELECT

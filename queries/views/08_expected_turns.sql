@@ -14,7 +14,10 @@
 --                  JSON list (what ADK's judges add with include_intermediate_responses_in_final)
 --   rubrics        this turn's rubrics for LLM judges, ADK's Rubric JSON list
 --   case_rubrics   the case's rubrics (for every turn), ADK's Rubric JSON list
-CREATE OR REPLACE VIEW expected_turns AS
+--
+-- tg_expected_turns(source): the same rows from the relation named `source` (rows of
+-- `spans`): scoring reads the selected traces' eval-case spans once, into a table.
+CREATE OR REPLACE MACRO tg_expected_turns(source) AS TABLE
 WITH cases AS (
     SELECT
         attributes->>'tracegrade.run_id' AS run_id,
@@ -22,7 +25,7 @@ WITH cases AS (
         attributes->>'tracegrade.case_id' AS case_id,
         json_extract(attributes->>'tracegrade.expected', '$.turns[*]') AS turns,
         coalesce(json_extract(attributes->>'tracegrade.expected', '$.rubrics'), '[]') AS case_rubrics
-    FROM spans
+    FROM query_table(source)
     WHERE scope_name = 'tracegrade' AND name = 'tracegrade.eval_case'
 ),
 flat AS (
@@ -40,4 +43,6 @@ SELECT
     coalesce(turn->'intermediate_texts', '[]') AS intermediate_texts,
     coalesce(turn->'rubrics', '[]') AS rubrics,
     case_rubrics
-FROM flat
+FROM flat;
+
+CREATE OR REPLACE VIEW expected_turns AS SELECT * FROM tg_expected_turns('spans');

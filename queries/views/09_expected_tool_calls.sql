@@ -9,7 +9,10 @@
 --   name           the tool
 --   args           expected arguments as JSON; NULL when the eval set gave none, which ADK
 --                  does not treat as {}
-CREATE OR REPLACE VIEW expected_tool_calls AS
+--
+-- tg_expected_tool_calls(expected): the same rows from the relation named `expected` (rows
+-- of expected_turns), as scoring reads them.
+CREATE OR REPLACE MACRO tg_expected_tool_calls(expected) AS TABLE
 WITH calls AS (
     SELECT
         run_id,
@@ -17,7 +20,7 @@ WITH calls AS (
         case_id,
         turn_index,
         json_extract(tool_calls, '$[*]') AS calls
-    FROM expected_turns
+    FROM query_table(expected)
 ),
 flat AS (
     SELECT
@@ -34,4 +37,6 @@ SELECT
     seq,
     call->>'name' AS name,
     CASE WHEN json_type(call->'args') <> 'NULL' THEN json(call->'args') END AS args
-FROM flat
+FROM flat;
+
+CREATE OR REPLACE VIEW expected_tool_calls AS SELECT * FROM tg_expected_tool_calls('expected_turns');

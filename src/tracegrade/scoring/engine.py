@@ -100,7 +100,7 @@ def prepare_inputs(connection: duckdb.DuckDBPyConnection, selection: Selection) 
         f"""
         CREATE OR REPLACE TEMP TABLE scored_turns AS
         SELECT t.*, EXISTS (
-            SELECT 1 FROM expected_turns e
+            SELECT 1 FROM scoring_expected_turns e
             WHERE e.run_id = t.run_id AND e.eval_set_id = t.eval_set_id
               AND e.case_id = t.case_id AND e.turn_index = t.turn_index
         ) AS has_expected

@@ -28,17 +28,30 @@ def select_traces(
             f"SELECT DISTINCT trace_id FROM spans WHERE {traces[0]}",
             traces[1],
         )
-        source = "spans WHERE trace_id IN (SELECT trace_id FROM scoring_traces)"
+        if not _keeps_every_trace(connection):
+            source = "spans WHERE trace_id IN (SELECT trace_id FROM scoring_traces)"
     connection.execute(f"CREATE OR REPLACE TEMP VIEW scoring_spans AS SELECT * FROM {source}")  # noqa: S608 — one of two constants
     connection.execute(scoring_sql("selected"))
 
 
-_SELECTED = ("scoring_turns", "scoring_spans")  # views, then tables
+def _keeps_every_trace(connection: duckdb.DuckDBPyConnection) -> bool:
+    """Whether the selection keeps every stored trace (a file holding one eval run): then
+    the views read `spans` as they are, without the filter (~1.3 s CPU at 1.16M spans;
+    counting the traces takes ~0.03 s)."""
+    found = connection.execute(
+        "SELECT (SELECT count(*) FROM scoring_traces) = (SELECT count(DISTINCT trace_id) FROM spans)"
+    ).fetchall()
+    return bool(found[0][0])
+
+
+_SELECTED = ("scoring_turns", "scoring_model_spans", "scoring_spans")  # views, then tables
 _SELECTED_TABLES = (
     "scoring_agent_spans",
     "scoring_span_tree",
     "scoring_llm_calls",
     "scoring_tool_calls",
+    "scoring_case_spans",
+    "scoring_expected_turns",
     "scoring_traces",
 )
 
