@@ -49,9 +49,12 @@
 -- table or view with the columns of `spans`): scoring normalises only the selected traces.
 CREATE OR REPLACE MACRO tg_agent_spans(source) AS TABLE
 WITH typed AS NOT MATERIALIZED (
-    -- `attrs` as the writer stored it; parsed here only for a span written otherwise.
-    SELECT s.*, CASE WHEN s.attrs IS NULL THEN tg_span_attrs(s.attributes) ELSE s.attrs END AS a
-    FROM query_table(source) s
+    -- `attrs` as the writer stored it; parsed here only for a span written otherwise. Two
+    -- branches, not a CASE, so that what reads no content (trace_marks) does not read every
+    -- span's attributes (~1.2 of ~5.6 s CPU at 1.16M ADK spans).
+    SELECT s.*, s.attrs AS a FROM query_table(source) s WHERE s.attrs IS NOT NULL
+    UNION ALL
+    SELECT s.*, tg_span_attrs(s.attributes) AS a FROM query_table(source) s WHERE s.attrs IS NULL
 ),
 trace_marks AS (
     -- Decided per trace: a GROUP BY joined back, not a window, which would buffer every

@@ -93,9 +93,16 @@ llm AS (
     GROUP BY turn_id
 ),
 root_attrs AS (
-    -- The root span's eval-run attributes, from `attrs` where the writer stored them.
-    SELECT trace_id, span_id, CASE WHEN attrs IS NULL THEN tg_span_attrs(attributes) ELSE attrs END AS a
+    -- The root span's eval-run attributes, from `attrs` where the writer stored them: the
+    -- JSON is read only for spans without (a CASE would read every span's attributes:
+    -- ~2 of the view's ~4.7 s CPU at 1.16M ADK spans).
+    SELECT trace_id, span_id, attrs AS a
     FROM query_table(source)
+    WHERE attrs IS NOT NULL
+    UNION ALL
+    SELECT trace_id, span_id, tg_span_attrs(attributes) AS a
+    FROM query_table(source)
+    WHERE attrs IS NULL
 ),
 tools AS (
     SELECT

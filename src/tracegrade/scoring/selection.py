@@ -41,12 +41,13 @@ class Selection:
         clauses, params = self._clauses()
         try:
             condition = check_condition(self.where, "turns")
-            # Over the turns of the traces the other options keep (the view would
-            # normalise every stored span), named `turns` as the condition was checked.
-            turns = "turns" if traces is None else "scoring_turns AS turns"
-            if traces is not None:
-                select_traces(connection, traces)
-            query = f"SELECT turn_id FROM {turns} WHERE {clauses} AND {condition}"  # noqa: S608 — the condition passed the guard; the whole query passes it again
+            # Over the turns of the traces the other options keep (every trace without
+            # them), named `turns` as the condition was checked: the scoring tables build
+            # the turns from each span once, where the view would normalise every span
+            # again for each view it reads (measured at 1.16M ADK spans: 17 s CPU
+            # against 25 s through the view).
+            select_traces(connection, traces)
+            query = f"SELECT turn_id FROM scoring_turns AS turns WHERE {clauses} AND {condition}"  # noqa: S608 — the condition passed the guard; the whole query passes it again
             rows = guarded_rows(connection, query, params)
         except DatabaseError as exc:
             raise ConfigError(f"where {self.where!r}: {exc}") from None
