@@ -4,7 +4,7 @@ turns/s, peak RSS and the ratios; every size runs in a fresh process.
 
     python bench/score/run.py [--sizes 10000,100000,1000000] [--adk-max 100000]
                               [--validity-at 100000] [--rounds 3]
-    python bench/score/run.py --end-to-end [--turns 100000] [--rounds 3]
+    python bench/score/run.py --end-to-end [--turns 100000] [--rounds 3] [--against EXE]
     python bench/score/run.py --traffic-sample 0.05 [--turns 100000] [--rounds 3]
 
 First, tool_call_validity at --validity-at turns: alone, and the default metric set with
@@ -13,7 +13,9 @@ and without it, interleaved (--validity-at 0 skips it; --sizes "" runs only that
 `--end-to-end` times what a user waits for: `tracegrade score` on a stored run (see
 stored.py: ~11 ADK-shaped spans a turn, content captured) from the command's start until it
 exits, against ADK's two evaluators on prebuilt invocations of the same turns, interleaved
-round by round, with the machine's load, process CPU seconds and peak RSS of each.
+round by round, with the machine's load, process CPU seconds and peak RSS of each;
+`--against` also times another build's `tracegrade` (e.g. main's, installed in its own venv)
+in each round.
 `--traffic-sample` times `tracegrade score --sample S --since 24h` on the same spans stored
 as production traffic over 48 hours (traffic.py).
 """
@@ -234,24 +236,36 @@ def _spawn(
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def end_to_end(n: int, rounds: int, cache: Path) -> None:
+def end_to_end(n: int, rounds: int, cache: Path, against: str | None = None) -> None:
+    """`against`: another build's `tracegrade` executable (e.g. main's, in its own venv),
+    timed on the same file in each round, between ours and ADK's."""
     from stored import WORDS, cached_database
 
     db = cached_database(n, cache)
     print(f"{'round':>5} {'who':12} {'turns/s':>9} {'wall s':>8} {'cpu s':>7} {'peak MB':>8} "
           f"{'lines':>7}  load before")  # fmt: skip
-    ours, theirs = [], []
+    runs: dict[str, list[dict[str, Any]]] = {"tracegrade": [], "against": [], "ADK": []}
     for round_ in range(rounds):
-        mine = _score_command(db)
-        ours.append(mine)
-        _e2e_row(round_, "tracegrade", n, mine)
-        adk_result = _spawn("adk", n, False, words=WORDS)
-        theirs.append(adk_result)
-        _e2e_row(round_, "ADK", n, adk_result)
-    wall = statistics.median(r["seconds"] for r in ours)
-    adk_wall = statistics.median(r["seconds"] for r in theirs)
-    print(f"median: tracegrade {n / wall:,.0f} turns/s to exit, ADK {n / adk_wall:,.0f}/s: "
-          f"{adk_wall / wall:.2f}x")  # fmt: skip
+        runs["tracegrade"].append(_score_command(db))
+        _e2e_row(round_, "tracegrade", n, runs["tracegrade"][-1])
+        if against:
+            runs["against"].append(_score_command(db, executable=against))
+            _e2e_row(round_, "against", n, runs["against"][-1])
+        runs["ADK"].append(_spawn("adk", n, False, words=WORDS))
+        _e2e_row(round_, "ADK", n, runs["ADK"][-1])
+    medians = {who: _medians(r) for who, r in runs.items() if r}
+    for who, (wall, cpu) in medians.items():
+        print(f"median {who}: {n / wall:,.0f} turns/s to exit ({wall:.1f} s wall, {cpu:.1f} s CPU)")
+    adk_wall, adk_cpu = medians["ADK"]
+    for who in ("tracegrade", "against"):
+        if who in medians:
+            wall, cpu = medians[who]
+            print(f"{who} against ADK: {adk_wall / wall:.2f}x wall, {adk_cpu / cpu:.2f}x CPU")
+
+
+def _medians(runs: list[dict[str, Any]]) -> tuple[float, float]:
+    cpu = [r.get("cpu_s", r.get("process_cpu_s", 0.0)) for r in runs]
+    return statistics.median(r["seconds"] for r in runs), statistics.median(cpu)
 
 
 def traffic(n: int, rounds: int, cache: Path, sample: float) -> None:
@@ -275,33 +289,56 @@ def traffic(n: int, rounds: int, cache: Path, sample: float) -> None:
     print(f"median wall {statistics.median(r['seconds'] for r in runs):.1f} s")
 
 
-def _score_command(db: Path, options: Sequence[str] = ()) -> dict[str, Any]:
-    """`tracegrade score` on a fresh copy of the stored run, stdout to a pipe as in CI."""
-    import resource
+def _score_command(
+    db: Path, options: Sequence[str] = (), executable: str | None = None
+) -> dict[str, Any]:
+    """`tracegrade score` (this build's, or `executable`) on a fresh copy of the stored run,
+    stdout to a pipe as in CI."""
     import shutil
 
     with tempfile.TemporaryDirectory() as workdir:
         copy = Path(workdir) / db.name
         shutil.copyfile(db, copy)
         load = _load()
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
-        done = subprocess.run(
-            [_TRACEGRADE, "score", "--db", str(copy), *options],
-            capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"},
-        )  # fmt: skip
+        returncode, stdout, stderr, usage = _run_measured(
+            [executable or _TRACEGRADE, "score", "--db", str(copy), *options]
+        )
         seconds = time.perf_counter() - start
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode not in (0, 1):
-        raise SystemExit(f"tracegrade score failed ({done.returncode}): {done.stderr[-2000:]}")
+    if returncode not in (0, 1):
+        raise SystemExit(f"tracegrade score failed ({returncode}): {stderr[-2000:]}")
     return {
         "seconds": seconds,
-        "cpu_s": after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime,
-        "peak_rss_mb": after.ru_maxrss / 1024,
-        "lines": done.stdout.count("\n"),
-        "turns": _scored_turns(done.stdout),
+        "cpu_s": usage.ru_utime + usage.ru_stime,
+        "peak_rss_mb": usage.ru_maxrss / 1024,
+        "lines": stdout.count("\n"),
+        "turns": _scored_turns(stdout),
         "load": load,
     }
+
+
+def _run_measured(args: list[str]) -> tuple[int, str, str, Any]:
+    """Run `args` with stdout and stderr to pipes; its exit code, output and its own
+    resource usage (os.wait4: RUSAGE_CHILDREN's peak RSS is the largest of every child
+    so far, ADK's included)."""
+    import threading
+
+    process = subprocess.Popen(
+        args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONWARNINGS": "ignore"},
+    )  # fmt: skip
+    output: dict[str, str] = {}
+    readers = [
+        threading.Thread(target=lambda n=name, f=pipe: output.__setitem__(n, f.read()))
+        for name, pipe in (("out", process.stdout), ("err", process.stderr))
+    ]
+    for reader in readers:
+        reader.start()
+    _, status, usage = os.wait4(process.pid, 0)
+    for reader in readers:
+        reader.join()
+    process.returncode = os.waitstatus_to_exitcode(status)
+    return process.returncode, output["out"], output["err"], usage
 
 
 _TRACEGRADE = str(Path(sys.executable).with_name("tracegrade"))
@@ -340,6 +377,9 @@ def main() -> None:
     parser.add_argument("--words", default="20,40", help="reference answer length (child)")
     parser.add_argument("--end-to-end", action="store_true")
     parser.add_argument("--turns", type=int, default=100_000)
+    parser.add_argument(
+        "--against", help="end to end: another build's tracegrade executable, timed each round"
+    )
     parser.add_argument("--traffic-sample", type=float, help="score traffic at this sample")
     parser.add_argument("--cache", default=str(Path(tempfile.gettempdir()) / "tracegrade-bench"))
     args = parser.parse_args()
@@ -353,7 +393,7 @@ def main() -> None:
         return
     if args.end_to_end:
         print(f"load {_load()}")
-        end_to_end(args.turns, args.rounds, Path(args.cache))
+        end_to_end(args.turns, args.rounds, Path(args.cache), args.against)
         return
     if args.validity_at:
         validity(args.validity_at, args.rounds)
