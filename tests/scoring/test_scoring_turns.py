@@ -62,7 +62,9 @@ def _views(connection: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, list
 def test_scoring_builds_the_turns_the_views_give(writer: SpanWriter, shop_run: str) -> None:
     connection = writer.connection
     views = _views(connection, shop_run)
-    assert len(views["turns"]) >= 5 and views["tool_calls"] and views["expected"]
+    assert len(views["turns"]) >= 5
+    assert views["tool_calls"]
+    assert views["expected"]
     assert _selected(connection, shop_run) == views
 
 
