@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from load import build_bodies, send_all
+from load import SHAPES, build_bodies, send_all
 from targets import (
     Target,
     cpu_seconds,
@@ -176,12 +176,19 @@ def main() -> None:
         help="another build's `tracegrade` (e.g. main's): run both, interleaved, --rounds times",
     )
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--shape",
+        choices=SHAPES,
+        default="adk",
+        help="adk: bench/adk_spans.py (content captured, ~1.7 KB a span); "
+        "small: tests/span_factory.py's (~half that)",
+    )
     parser.add_argument("--no-phoenix", action="store_true")
     parser.add_argument("--no-flood", action="store_true")
     args = parser.parse_args()
 
-    print(f"building {args.spans} ADK-shaped spans in protobuf requests of {BATCH} ...")
-    bodies = build_bodies(args.spans, BATCH)
+    print(f"building {args.spans} spans ({args.shape}) in protobuf requests of {BATCH} ...")
+    bodies = build_bodies(args.spans, BATCH, shape=args.shape)
     per_body = [min(BATCH, args.spans - i * BATCH) for i in range(len(bodies))]
     print(f"{len(bodies)} requests, {sum(map(len, bodies)) / len(bodies) / 1024:.0f} KiB each")
 
@@ -192,7 +199,7 @@ def main() -> None:
     flood = (
         None
         if args.no_flood
-        else run_flood(args, build_bodies(args.spans, BATCH, seed=2), per_body)
+        else run_flood(args, build_bodies(args.spans, BATCH, seed=2, shape=args.shape), per_body)
     )
     if flood:
         print(flood.line())
