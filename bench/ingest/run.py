@@ -3,7 +3,8 @@
     python bench/ingest/run.py [--spans 100000] [--senders 4] [--phoenix-spans 25000]
     python bench/ingest/run.py --against OTHER/.venv/bin/tracegrade --rounds 3   # A/B, interleaved
 
-Sends ADK-shaped spans in batches of 512 from a separate process to a fresh server and
+Sends ADK-shaped spans (bench/adk_spans.py, content captured; `--shape small` for
+tests/span_factory.py's) in batches of 512 from a separate process to a fresh server and
 measures, per server: spans/s until every span is queryable, server CPU per span
 (/proc/<pid>/stat), peak RSS (VmHWM), spans lost (sent - stored), and 429/503 answers.
 A second tracegrade run floods it (many senders, retrying 429 after 10 ms instead of
