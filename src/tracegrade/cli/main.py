@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from tracegrade.cli import (
+    archive,
     db,
     diff,
     export_evalset,
@@ -35,6 +36,7 @@ app.command("ingest")(ingest.ingest)
 app.command("serve")(serve.serve_command)
 app.command("export-evalset")(export_evalset.export_evalset)
 app.command("lint-tools")(lint_tools.lint_tools)
+app.command("archive")(archive.archive)
 app.add_typer(db.app, name="db")
 
 

@@ -17,6 +17,7 @@ import duckdb
 from tracegrade._resources import sql_files
 from tracegrade.errors import DatabaseError, DatabaseLockedError
 from tracegrade.store import damage
+from tracegrade.store.archive_location import layer_archive
 from tracegrade.store.migrations import migrate, pending
 from tracegrade.store.view_functions import register_view_functions
 from tracegrade.store.wal import inspect_log
@@ -44,7 +45,8 @@ def connect(
     """Open the database, migrated and with every view of `queries/views/` in place.
 
     A writable open migrates the file and (re)creates the views in it, so any DuckDB
-    client sees them. A read-only open never changes the file: it refuses a file that
+    client sees them. Where the database has an archive, `spans` reads the hot table and
+    the archive's Parquet files as one, for this connection (see `archive_location`). A read-only open never changes the file: it refuses a file that
     lacks migrations and defines the views as temporary ones, current for this tracegrade.
     """
     db = resolve_path(path)
@@ -60,6 +62,7 @@ def connect(
             migrate(connection)
         apply_views(connection, temporary=read_only)
         register_view_functions(connection)
+        layer_archive(connection)
     except duckdb.Error as exc:
         connection.close()
         raise damage.explain(exc, db) from None
@@ -95,8 +98,11 @@ def _open(db: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
 
 def _require_whole(connection: duckdb.DuckDBPyConnection, db: Path) -> None:
     """A file shorter than its header says was cut short; DuckDB notices only on reading."""
+    # Free blocks at the end may be cut off by a checkpoint while the header still counts
+    # them (measured after archiving deleted spans: 9 blocks, 3 free, file 1 block short),
+    # so only the used blocks must fit.
     row = connection.execute(
-        "SELECT block_size, total_blocks FROM pragma_database_size() "
+        "SELECT block_size, total_blocks - free_blocks FROM pragma_database_size() "
         "WHERE database_name = current_database()"
     ).fetchone()
     if row is None or not db.exists():

@@ -25,13 +25,12 @@ import numpy as np
 
 from tracegrade._fork import in_child_after_fork
 from tracegrade.errors import DatabaseError
+from tracegrade.store.archive_location import hot_spans
 from tracegrade.store.connection import connect
 from tracegrade.store.rows import INTEGER_COLUMNS, SPAN_COLUMNS, SpanRow
 
 _BATCH_VIEW = "_tracegrade_incoming_spans"
 _SELECT = f"({', '.join(SPAN_COLUMNS)}) SELECT {', '.join(SPAN_COLUMNS)} FROM {_BATCH_VIEW}"
-_INSERT = f"INSERT INTO spans {_SELECT}"
-_INSERT_NEW_ONLY = f"INSERT OR IGNORE INTO spans {_SELECT}"
 
 
 @dataclass(frozen=True)
@@ -47,6 +46,10 @@ class SpanWriter:
 
     def __init__(self, connection: duckdb.DuckDBPyConnection) -> None:
         self._connection = connection
+        # The table by its full name: with an archive, `spans` is a view of hot + archive.
+        table = hot_spans(connection)
+        self._insert_sql = f"INSERT INTO {table} {_SELECT}"
+        self._insert_new_only_sql = f"INSERT OR IGNORE INTO {table} {_SELECT}"
         self._lock = threading.Lock()
         self._closed = False
         self._pid = os.getpid()
@@ -59,6 +62,11 @@ class SpanWriter:
     @property
     def connection(self) -> duckdb.DuckDBPyConnection:
         return self._connection
+
+    @property
+    def commit_lock(self) -> threading.Lock:
+        """Held while a batch commits: an archiving pass commits under it too."""
+        return self._lock
 
     @property
     def inherited(self) -> bool:
@@ -90,9 +98,9 @@ class SpanWriter:
         # insert goes first; a batch holding a stored span fails whole (statements are
         # atomic) and is merged instead.
         try:
-            result = self._connection.execute(_INSERT).fetchall()
+            result = self._connection.execute(self._insert_sql).fetchall()
         except duckdb.ConstraintException:
-            result = self._connection.execute(_INSERT_NEW_ONLY).fetchall()
+            result = self._connection.execute(self._insert_new_only_sql).fetchall()
         return int(result[0][0]) if result else 0
 
     def close(self) -> None:
