@@ -1,6 +1,7 @@
 """Ingest benchmark: OTLP/HTTP protobuf into `tracegrade serve`, and into Arize Phoenix.
 
     python bench/ingest/run.py [--spans 100000] [--senders 4] [--phoenix-spans 25000]
+    python bench/ingest/run.py --against OTHER/.venv/bin/tracegrade --rounds 3   # A/B, interleaved
 
 Sends ADK-shaped spans in batches of 512 from a separate process to a fresh server and
 measures, per server: spans/s until every span is queryable, server CPU per span
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -43,6 +45,8 @@ class Result:
     cpu_s: float
     peak_rss_mb: float
     statuses: dict[int, int]
+    load: str = ""
+    """/proc/loadavg's 1-minute figure when the run ended (other jobs share the machine)."""
 
     @property
     def rate(self) -> float:
@@ -59,6 +63,7 @@ class Result:
             f"{self.cpu_us_per_span:>8.1f} µs CPU/span  "
             f"peak RSS {self.peak_rss_mb:>7.1f} MB  lost {self.spans - self.stored:>6}  "
             f"429/503 {retried:>5}  ({self.stored}/{self.spans} stored in {self.seconds:.1f} s)"
+            f"  load {self.load}"
         )
 
 
@@ -73,8 +78,12 @@ def measure(
     seconds = time.time() - report.started_at
     return Result(
         name, expected, target.count(), seconds, cpu_seconds(pid) - cpu_before,
-        memory_kib(pid, "VmHWM") / 1024, report.status_counts,
+        memory_kib(pid, "VmHWM") / 1024, report.status_counts, _load(),
     )  # fmt: skip
+
+
+def _load() -> str:
+    return Path("/proc/loadavg").read_text().split()[0]
 
 
 def _wait_for_count(target: Target, expected: int, settle_s: float) -> None:
@@ -89,12 +98,18 @@ def _wait_for_count(target: Target, expected: int, settle_s: float) -> None:
         time.sleep(0.05)
 
 
-def run_tracegrade(args: argparse.Namespace, bodies: list[bytes], per_body: list[int]) -> Result:
+def run_tracegrade(
+    args: argparse.Namespace,
+    bodies: list[bytes],
+    per_body: list[int],
+    command: str | None = None,
+    name: str = "tracegrade serve",
+) -> Result:
     with tempfile.TemporaryDirectory(prefix="bench-tracegrade-") as workdir:
-        target = start_tracegrade(Path(workdir), _tracegrade_command(), args.stored_before)
-        name = "tracegrade serve" + (
-            f", {args.stored_before:,} stored" if args.stored_before else ""
+        target = start_tracegrade(
+            Path(workdir), command or _tracegrade_command(), args.stored_before
         )
+        name += f", {args.stored_before:,} stored" if args.stored_before else ""
         try:
             return measure(target, name, bodies, per_body, args.senders)
         finally:
@@ -156,6 +171,11 @@ def main() -> None:
         default=0,
         help="spans (random ids) in tracegrade's file before the load, as after days of traffic",
     )
+    parser.add_argument(
+        "--against",
+        help="another build's `tracegrade` (e.g. main's): run both, interleaved, --rounds times",
+    )
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--no-phoenix", action="store_true")
     parser.add_argument("--no-flood", action="store_true")
     args = parser.parse_args()
@@ -165,6 +185,8 @@ def main() -> None:
     per_body = [min(BATCH, args.spans - i * BATCH) for i in range(len(bodies))]
     print(f"{len(bodies)} requests, {sum(map(len, bodies)) / len(bodies) / 1024:.0f} KiB each")
 
+    if args.against:
+        compare(args, bodies, per_body)
     ours = run_tracegrade(args, bodies, per_body)
     print(ours.line())
     flood = (
@@ -187,6 +209,23 @@ def main() -> None:
             f"\ntracegrade / phoenix: {ours.rate / theirs.rate:.1f}x the spans/s, "
             f"{theirs.cpu_us_per_span / ours.cpu_us_per_span:.1f}x less CPU per span"
         )
+
+
+def compare(args: argparse.Namespace, bodies: list[bytes], per_body: list[int]) -> None:
+    """This build and another, alternately, so both meet the same load from other jobs."""
+    runs: dict[str, list[Result]] = {"this build": [], "against": []}
+    for _ in range(args.rounds):
+        for label, command in (("this build", None), ("against", args.against)):
+            result = run_tracegrade(args, bodies, per_body, command, label)
+            runs[label].append(result)
+            print(result.line(), flush=True)
+    ours, theirs = runs["this build"], runs["against"]
+    rate = statistics.median(r.rate for r in ours) / statistics.median(r.rate for r in theirs)
+    cpu = statistics.median(r.cpu_us_per_span for r in ours) / statistics.median(
+        r.cpu_us_per_span for r in theirs
+    )
+    print(f"\nthis build / {args.against} (medians of {args.rounds}): "
+          f"{rate:.2f}x the spans/s, {cpu:.2f}x the CPU per span\n")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -69,7 +69,9 @@ class Target:
                 self.process.wait()
 
 
-def start_tracegrade(workdir: Path, python: str, stored_before: int = 0) -> Target:
+def start_tracegrade(
+    workdir: Path, python: str, stored_before: int = 0, extra: list[str] | None = None
+) -> Target:
     """`tracegrade serve` on a new file, holding `stored_before` spans of random ids first
     (as a store does after days of traffic); `count()` counts the spans sent since."""
     port = free_port()
@@ -78,7 +80,7 @@ def start_tracegrade(workdir: Path, python: str, stored_before: int = 0) -> Targ
         _fill(db, stored_before)
     process = subprocess.Popen(
         [python, "serve", "--db", str(db), "--port", str(port),
-         "--grpc-port", "0"],
+         "--grpc-port", "0", *(extra or [])],
         stderr=(workdir / "tracegrade.log").open("wb"),
     )  # fmt: skip
     base = f"http://127.0.0.1:{port}"

@@ -14,7 +14,7 @@ from tests.support.fork import FORK_HELPERS, run_script
 # The parent holds the database; a child ends more spans than the queue holds, flushes and
 # exits the normal way (sys.exit: objects are finalised, as in a gunicorn worker).
 OS_FORK = (
-    FORK_HELPERS
+    FORK_HELPERS  # noqa: S608 — a Python script for a child process; its one query is a constant
     + """
 db = sys.argv[1]
 exporter = DuckDBSpanExporter(db)

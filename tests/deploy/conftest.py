@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tracegrade.ingest.server import config as serve_config
+from tracegrade.server import config as serve_config
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 COLLECTOR_CONFIG_DIR = REPO_ROOT / "collector-config"
@@ -73,12 +73,17 @@ class ServeArgs:
 
 
 _INTERPOLATION = re.compile(
-    r"\$\$|\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:(?P<op>:?-)(?P<default>[^}]*))?\}"
+    r"\$\$|\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:(?P<op>:?[-?])(?P<default>(?:\$\$|[^}$])*))?\}"
 )
 
 
+class MissingVariable(Exception):
+    """`${VAR:?message}` with VAR unset or empty: compose stops with the message."""
+
+
 def interpolate(value: str, env: Mapping[str, str]) -> str:
-    """Compose's variable substitution (`${VAR}`, `${VAR:-default}`, `${VAR-default}`, `$$`)."""
+    """Compose's variable substitution (`${VAR}`, `${VAR:-default}`, `${VAR-default}`,
+    `${VAR:?error}`, `${VAR?error}`, `$$`)."""
 
     def substitute(match: re.Match[str]) -> str:
         if match.group(0) == "$$":
@@ -89,6 +94,8 @@ def interpolate(value: str, env: Mapping[str, str]) -> str:
             return default
         if op == "-" and current is None:
             return default
+        if (op == ":?" and not current) or (op == "?" and current is None):
+            raise MissingVariable(default.replace("$$", "$"))
         return current or ""
 
     return _INTERPOLATION.sub(substitute, value)
@@ -271,3 +278,18 @@ def image_serve_args(dockerfile: Dockerfile, serve_defaults: ServeDefaults) -> S
     """What the image runs when started without arguments (ENTRYPOINT + CMD)."""
     argv = dockerfile.exec_form("ENTRYPOINT") + dockerfile.exec_form("CMD")
     return ServeArgs.parse(argv, serve_defaults)
+
+
+class Interpolation:
+    """Compose's variable substitution, and the error it stops with, for the tests."""
+
+    missing = MissingVariable
+
+    @staticmethod
+    def apply(value: str, env: Mapping[str, str]) -> str:
+        return interpolate(value, env)
+
+
+@pytest.fixture(scope="session")
+def interpolation() -> Interpolation:
+    return Interpolation()

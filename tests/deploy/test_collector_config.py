@@ -118,16 +118,16 @@ def test_exporter_sends_gzip_protobuf_to_tracegrade_and_retries(config: Config) 
         assert spec["sending_queue"]["enabled"] is True, cid
 
 
-def test_exporter_authenticates_with_an_optional_bearer_token(config: Config) -> None:
+def test_exporter_authenticates_with_the_required_bearer_token(config: Config) -> None:
     extensions = config.get("extensions") or {}
     for cid, spec in traces_exporters(config, "otlphttp").items():
         authenticator = spec["auth"]["authenticator"]
         assert component_type(authenticator) == "bearertokenauth", cid
         assert authenticator in config["service"]["extensions"], f"{authenticator} not enabled"
         token = extensions[authenticator]["token"]
-        # The extension refuses an empty token, so an unset TRACEGRADE_TOKEN needs a default;
-        # without one, a collector started without a token would fail to start.
-        assert re.fullmatch(r"\$\{env:TRACEGRADE_TOKEN:-[^}]+\}", token), token
+        # No default: docker-compose.yml requires the variable, and a placeholder token would
+        # be refused by serve, which listens on the compose network and requires one.
+        assert token == "${env:TRACEGRADE_TOKEN}", token
 
 
 def test_health_check_extension_is_enabled_on_all_interfaces(config: Config) -> None:

@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 import pytest
 
 if TYPE_CHECKING:  # only for annotations: the objects arrive as fixtures from conftest.py
-    from .conftest import Compose, Dockerfile, ServeArgs, ServeDefaults
+    from .conftest import Compose, Dockerfile, Interpolation, ServeArgs, ServeDefaults
 
     ServeService = tuple[str, ServeArgs]
 
@@ -215,19 +215,29 @@ def test_serve_is_built_from_the_dockerfile(
     assert (repo_root / build["context"] / build.get("dockerfile", "Dockerfile")).is_file()
 
 
-def test_token_reaches_both_services_unset_when_unset(
-    compose: Compose, collector_configs: dict[str, dict[str, Any]], serve_service: ServeService
+def test_one_required_token_reaches_both_services(
+    compose: Compose,
+    collector_configs: dict[str, dict[str, Any]],
+    serve_service: ServeService,
+    interpolation: Interpolation,
 ) -> None:
-    """The exporter's token and serve's token come from the same variable.
-
-    Pass-through (`- TRACEGRADE_TOKEN`) keeps an unset variable unset. `${TRACEGRADE_TOKEN:-}`
-    would set it to "" instead, which the collector's bearertokenauth extension refuses.
-    """
-    assert any("TRACEGRADE_TOKEN" in str(c.get("extensions")) for c in collector_configs.values())
-    for service in (collector_service(compose), serve_service[0]):
-        environment = compose.environment(service)
-        assert "TRACEGRADE_TOKEN" in environment, service
-        assert environment["TRACEGRADE_TOKEN"] is None, f"{service}: pass it through, no value"
+    """serve listens on the compose network, not loopback, where it refuses to run without a
+    token: compose requires TRACEGRADE_TOKEN (`${VAR:?message}`, unset or empty stops it) and
+    gives the same one to the collector's exporter and to serve, in the environment (an
+    option would show in `ps`)."""
+    assert all("TRACEGRADE_TOKEN" in str(c.get("extensions")) for c in collector_configs.values())
+    services = (collector_service(compose), serve_service[0])
+    values = [compose.environment(service).get("TRACEGRADE_TOKEN") for service in services]
+    for value in values:
+        assert value is not None, values
+        assert value.startswith("${TRACEGRADE_TOKEN:?"), values
+        assert interpolation.apply(value, {"TRACEGRADE_TOKEN": "s3cret"}) == "s3cret"
+        for unset in ({}, {"TRACEGRADE_TOKEN": ""}):
+            with pytest.raises(interpolation.missing, match="openssl rand"):
+                interpolation.apply(value, unset)
+    argv = compose.argv(serve_service[0], None)
+    assert "--token" not in argv
+    assert "--allow-unauthenticated" not in argv
 
 
 # --- the image ---------------------------------------------------------------------------------

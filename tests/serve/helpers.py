@@ -14,7 +14,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -121,6 +121,7 @@ def start_server(
     token: str | None = None,
     env: dict[str, str] | None = None,
     wait: bool = True,
+    preexec: Callable[[], None] | None = None,
 ) -> Server:
     db = db or workdir / "serve.duckdb"
     port, grpc_port = free_port(), free_port()
@@ -132,7 +133,9 @@ def start_server(
     command = [TRACEGRADE, "serve", "--db", str(db), "--port", str(port)]
     command += ["--grpc-port", str(grpc_port), *args]
     with log.open("wb") as stderr:
-        process = subprocess.Popen(command, stderr=stderr, stdout=subprocess.DEVNULL, env=environ)
+        process = subprocess.Popen(
+            command, stderr=stderr, stdout=subprocess.DEVNULL, env=environ, preexec_fn=preexec
+        )
     auth = {"authorization": f"Bearer {token}"} if token else {}
     server = Server(process, db, port, grpc_port, log, token, auth)
     if wait:

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from collections.abc import Iterator
+from pathlib import Path
 
 import grpc
 import pytest
@@ -13,8 +16,10 @@ from opentelemetry.sdk.trace.export import SpanExportResult
 
 from tests.support.otlp import otlp_request
 from tests.support.span_factory import adk_like_spans
+from tracegrade.server.app import ServeError, check_exposure
+from tracegrade.server.config import ServeConfig
 
-from .helpers import JSON, PROTOBUF, Server, protobuf, request, start_server
+from .helpers import JSON, PROTOBUF, TRACEGRADE, Server, free_port, protobuf, request, start_server
 
 TOKEN = "s3cret-token"
 
@@ -56,10 +61,10 @@ def test_the_right_token_is_let_in(guarded: Server) -> None:
 def test_grpc_needs_the_token_too(guarded: Server) -> None:
     message = otlp_request(adk_like_spans(1, seed=62))
     with grpc.insecure_channel(guarded.grpc_target) as channel:
-        stub = TraceServiceStub(channel)
+        stub = TraceServiceStub(channel)  # type: ignore[no-untyped-call]
         with pytest.raises(grpc.RpcError) as refused:
             stub.Export(message, timeout=10)
-        assert refused.value.code() is grpc.StatusCode.UNAUTHENTICATED  # type: ignore[attr-defined]
+        assert refused.value.code() is grpc.StatusCode.UNAUTHENTICATED
         stub.Export(message, timeout=10, metadata=[("authorization", f"Bearer {TOKEN}")])
 
 
@@ -74,13 +79,54 @@ def test_health_is_open_and_the_token_never_leaves_the_server(guarded: Server) -
 
 
 def test_an_empty_token_variable_means_no_auth(server: Server) -> None:
-    """The shared server runs with TRACEGRADE_TOKEN="". The Collector sends
-    `Bearer tracegrade-auth-disabled` when auth is off: it is ignored."""
+    """The shared server runs on loopback with TRACEGRADE_TOKEN="": no auth, so whatever
+    a client sends as a token is ignored."""
     assert server.health().json()["token_required"] is False
-    placeholder = {**PROTOBUF, "authorization": "Bearer tracegrade-auth-disabled"}
+    placeholder = {**PROTOBUF, "authorization": "Bearer anything"}
     assert (
         server.post("/v1/traces", protobuf(adk_like_spans(1, seed=63)), placeholder).status == 200
     )
     assert (
         server.post("/v1/sql", b'{"sql": "SELECT 1"}', {"authorization": "Bearer x"}).status == 200
     )
+
+
+@pytest.mark.parametrize("token", [None, ""])
+def test_a_reachable_address_without_a_token_is_refused(workdir: Path, token: str | None) -> None:
+    """Refused before anything is opened or bound (the tests bind only 127.0.0.1)."""
+    env = {k: v for k, v in os.environ.items() if k != "TRACEGRADE_TOKEN"}
+    if token is not None:
+        env["TRACEGRADE_TOKEN"] = token
+    db = workdir / "exposed.duckdb"
+    done = subprocess.run(
+        [TRACEGRADE, "serve", "--host", "0.0.0.0", "--db", str(db), "--port", str(free_port())],
+        capture_output=True, text=True, env=env, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("tracegrade: --host 0.0.0.0 lets other machines in")
+    assert "TRACEGRADE_TOKEN" in done.stderr
+    assert "--allow-unauthenticated" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not db.exists()
+
+
+@pytest.mark.parametrize(
+    ("host", "token", "allow", "allowed"),
+    [
+        ("127.0.0.1", None, False, True),
+        ("::1", None, False, True),
+        ("localhost", None, False, True),
+        ("0.0.0.0", "t", False, True),
+        ("0.0.0.0", None, True, True),
+        ("0.0.0.0", None, False, False),
+        ("::", "", False, False),
+        ("10.1.2.3", None, False, False),
+    ],
+)
+def test_the_token_rule(host: str, token: str | None, allow: bool, allowed: bool) -> None:
+    config = ServeConfig(Path("x.duckdb"), host=host, token=token, allow_unauthenticated=allow)
+    if allowed:
+        check_exposure(config)
+    else:
+        with pytest.raises(ServeError, match="TRACEGRADE_TOKEN"):
+            check_exposure(config)

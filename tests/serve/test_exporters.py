@@ -41,7 +41,7 @@ def test_http_protobuf_exporter(server: Server) -> None:
     exporter = HttpExporter(endpoint=server.traces_url, timeout=10)
     assert exporter.export(spans[:100]) is SpanExportResult.SUCCESS
     assert exporter.export(spans[100:]) is SpanExportResult.SUCCESS
-    exporter.shutdown()
+    exporter.shutdown()  # type: ignore[no-untyped-call]
     assert stored(server, spans) == Counter(ids_of(spans))
 
 
@@ -49,7 +49,7 @@ def test_http_protobuf_gzip_exporter(server: Server) -> None:
     spans = adk_like_spans(40, seed=2)
     exporter = HttpExporter(endpoint=server.traces_url, compression=Compression.Gzip, timeout=10)
     assert exporter.export(spans) is SpanExportResult.SUCCESS
-    exporter.shutdown()
+    exporter.shutdown()  # type: ignore[no-untyped-call]
     assert stored(server, spans) == Counter(ids_of(spans))
 
 
@@ -66,9 +66,7 @@ def test_grpc_exporter_with_and_without_gzip(server: Server) -> None:
     assert stored(server, spans) == Counter(ids_of(spans))
     sources = server.rows(
         "SELECT DISTINCT source FROM spans WHERE span_id = ?",
-        [
-            f"{spans[0].context.span_id:016x}"  # type: ignore[union-attr]
-        ],
+        [f"{spans[0].context.span_id:016x}"],
     )
     assert sources == [["otlp_grpc"]]
 
@@ -108,7 +106,7 @@ def test_stored_rows_match_the_shared_decoder(server: Server) -> None:
     got = server.rows(
         "SELECT name, kind, start_ns, end_ns, status_code, service_name, scope_name, "
         "attributes::VARCHAR, resource::VARCHAR FROM spans WHERE span_id = ?",
-        [f"{spans[2].context.span_id:016x}"],  # type: ignore[union-attr]
+        [f"{spans[2].context.span_id:016x}"],
     )
     span = spans[2]
     assert got[0][:7] == [span.name, "INTERNAL", span.start_time, span.end_time, "UNSET", "shop",
@@ -146,7 +144,7 @@ def test_grpc_partial_success(server: Server) -> None:
     request = otlp_request(spans)
     request.resource_spans[0].scope_spans[0].spans[0].span_id = b"short"
     with grpc.insecure_channel(server.grpc_target) as channel:
-        response = TraceServiceStub(channel).Export(request, timeout=10)
+        response = TraceServiceStub(channel).Export(request, timeout=10)  # type: ignore[no-untyped-call]
     assert response.partial_success.rejected_spans == 1
     assert sum(stored(server, spans).values()) == len(spans) - 1
 

@@ -84,14 +84,14 @@ def test_grpc_overload_is_unavailable_with_retry_info(tight: Server) -> None:
 
     def send(index: int) -> None:
         with grpc.insecure_channel(tight.grpc_target) as channel:
-            stub = TraceServiceStub(channel)
+            stub = TraceServiceStub(channel)  # type: ignore[no-untyped-call]
             for _ in range(10):
                 try:
                     stub.Export(requests[index], timeout=30)
                     code = grpc.StatusCode.OK
                 except grpc.RpcError as exc:
-                    code = exc.code()  # type: ignore[attr-defined]
-                    trailers = dict(exc.trailing_metadata() or ())  # type: ignore[attr-defined]
+                    code = exc.code()
+                    trailers = dict(exc.trailing_metadata() or ())
                     with lock:
                         details.append(trailers.get("grpc-status-details-bin", b""))
                 with lock:

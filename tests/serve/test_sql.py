@@ -9,8 +9,9 @@ import duckdb
 import pytest
 
 from tests.support.span_factory import adk_like_spans
-from tracegrade.ingest.server.sql import ReadOnlyQueries, SqlFailed, lock_down
 from tracegrade.remote import RemoteDatabase, RemoteError
+from tracegrade.server.sql import ReadOnlyQueries, SqlFailed
+from tracegrade.store.readonly import lock_down
 
 from .helpers import JSON, PROTOBUF, Server, ids_of, protobuf
 
@@ -101,8 +102,10 @@ def test_anything_but_one_select_is_refused(server: Server, sql: str) -> None:
     ],
 )
 def test_selects_cannot_reach_files_or_write(server: Server, sql: str) -> None:
+    """Refused by the guard before they run (and the locked database would fail them)."""
     reply = server.sql(sql)
-    assert reply.status == 400, reply.body
+    assert reply.status == 403, reply.body
+    assert "is not allowed" in reply.json()["error"]
     assert server.rows("SELECT count(*) > 0 FROM spans") == [[True]]
 
 
@@ -140,7 +143,7 @@ def test_remote_database_client(server: Server) -> None:
 def test_a_query_past_its_timeout_is_stopped() -> None:
     connection = duckdb.connect()
     lock_down(connection)
-    queries = ReadOnlyQueries(connection, timeout_s=0.2, max_rows=10)
+    queries = ReadOnlyQueries(connection, timeout_s=0.2, max_rows=10, max_bytes=1 << 20)
     started = time.monotonic()
     with pytest.raises(SqlFailed, match=r"longer than 0\.2 s"):
         queries.run(

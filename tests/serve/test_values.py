@@ -93,7 +93,7 @@ def http_json(server: Server, trace_id: bytes, request: ExportTraceServiceReques
 
 def otlp_grpc(server: Server, trace_id: bytes, request: ExportTraceServiceRequest) -> Sent:
     with grpc.insecure_channel(server.grpc_target) as channel:
-        response = TraceServiceStub(channel).Export(request, timeout=30)
+        response = TraceServiceStub(channel).Export(request, timeout=30)  # type: ignore[no-untyped-call]
     return Sent(*_partial(response), _stored(server, trace_id))
 
 

@@ -22,7 +22,7 @@ import pytest
 from tests.support.span_factory import adk_like_spans
 from tracegrade.capture.convert import RowBuilder
 from tracegrade.exit_codes import ExitCode
-from tracegrade.store import SpanWriter
+from tracegrade.store import SpanWriter, connect
 
 TRACEGRADE = str(Path(sys.executable).with_name("tracegrade"))
 HEADERS = 3 * 4096
@@ -266,3 +266,12 @@ def test_a_damaged_serve_sidecar_is_one_line(
             holder.kill()
     assert line.startswith(f"tracegrade: {sidecar} is damaged ({problem}")
     assert "delete it" in line
+
+
+def test_a_file_a_checkpoint_shrank_is_not_damaged(tmp_path: Path) -> None:
+    """A checkpoint truncates free blocks off the file's end while the header still counts
+    them: opening it again, read-only or not, is no damage."""
+    db = tmp_path / "shrunk.duckdb"
+    for _ in range(4):  # each writable open re-creates the views; the file grows and shrinks
+        connect(db).close()
+        connect(db, read_only=True).close()

@@ -10,6 +10,7 @@ from typing import Any, Protocol
 from tracegrade.errors import DatabaseLockedError, TracegradeError
 from tracegrade.remote import RemoteDatabase, find_server
 from tracegrade.store import LocalReader, Reader, connect, resolve_path
+from tracegrade.store.readonly import lock_down
 
 
 class RemoteReader:
@@ -42,6 +43,7 @@ def open_reader(db: Path | None, server: str | None = None) -> Iterator[Reader]:
         yield RemoteReader(_server_holding(path, locked))
         return
     try:
+        lock_down(connection)  # users' SQL runs here: no file access from it
         yield LocalReader(connection)
     finally:
         connection.close()
@@ -62,6 +64,7 @@ def scoring_target(
         yield _remote_scoring(_server_holding(path, locked), metric_dirs)
         return
     try:
+        lock_down(connection)  # a `where` and --metrics files run here: no file access from them
         yield _LocalScoring(connection, list(metric_dirs))
     finally:
         connection.close()

@@ -9,11 +9,12 @@ from typing import Annotated
 import typer
 
 from tracegrade.cli._common import DbOption, user_errors
-from tracegrade.ingest.server.config import (
+from tracegrade.server.config import (
     DEFAULT_GRPC_PORT,
     DEFAULT_HOST,
     DEFAULT_HTTP_PORT,
     DEFAULT_MAX_BODY_MB,
+    DEFAULT_MEMORY_MB,
     MIB,
     TOKEN_ENV,
     ServeConfig,
@@ -33,10 +34,18 @@ def serve_command(
         str | None,
         typer.Option(
             envvar=TOKEN_ENV,
-            help="Bearer token every request must carry (not /health). Empty or unset: no auth.",
+            help=f"Bearer token every request must carry (not /health). Prefer ${TOKEN_ENV}: "
+            "an option shows in `ps`. Empty or unset: no auth, which only loopback allows.",
             show_default=False,
         ),
     ] = None,
+    allow_unauthenticated: Annotated[
+        bool,
+        typer.Option(
+            "--allow-unauthenticated",
+            help="Serve without a token on an address other machines can reach.",
+        ),
+    ] = False,
     max_body_mb: Annotated[
         int,
         typer.Option(min=1, help="Largest request body in MiB, compressed and decompressed."),
@@ -45,6 +54,26 @@ def serve_command(
         int,
         typer.Option(min=1, help="Spans waiting for their commit before senders are told 429."),
     ] = ServeConfig.max_queued_spans,
+    memory_mb: Annotated[
+        int,
+        typer.Option(
+            min=1024,
+            help="Memory budget of the whole server in MiB, DuckDB's share included; "
+            "past 85% of it senders are told 503.",
+        ),
+    ] = DEFAULT_MEMORY_MB,
+    max_connections: Annotated[
+        int,
+        typer.Option(min=8, help="Open HTTP connections; idle ones are closed past it."),
+    ] = ServeConfig.max_connections,
+    sql_timeout: Annotated[
+        float,
+        typer.Option(min=0.1, help="Seconds a POST /v1/sql may take, answer encoded."),
+    ] = ServeConfig.sql_timeout_s,
+    score_timeout: Annotated[
+        float,
+        typer.Option(min=0.1, help="Seconds a POST /v1/score may take before it is stopped."),
+    ] = ServeConfig.score_timeout_s,
     log_interval: Annotated[
         float, typer.Option(min=1, help="Seconds between log lines of ingest figures.")
     ] = 60.0,
@@ -53,11 +82,10 @@ def serve_command(
 
     Spans are acknowledged only once committed; under overload senders are told to retry
     (429/503, gRPC UNAVAILABLE). While it runs, `POST /v1/sql` answers read-only queries
-    on the same port. Stop it with SIGTERM or Ctrl-C: it finishes requests in progress,
-    flushes and closes the database.
+    on the same port. On an address other than loopback a token is required. Stop it with
+    SIGTERM or Ctrl-C: it finishes requests in progress, flushes and closes the database.
     """
-    from tracegrade.ingest.server import serve
-    from tracegrade.scoring.stored import score_request
+    from tracegrade.server.app import serve
     from tracegrade.store import resolve_path
 
     _log_to_stderr()
@@ -67,12 +95,17 @@ def serve_command(
         port=port,
         grpc_port=grpc_port,
         token=token or None,
+        allow_unauthenticated=allow_unauthenticated,
         max_body_bytes=max_body_mb * MIB,
         max_queued_spans=max_queued_spans,
+        memory_mb=memory_mb,
+        max_connections=max_connections,
+        sql_timeout_s=sql_timeout,
+        score_timeout_s=score_timeout,
         log_interval_s=log_interval,
     )
     with user_errors():
-        serve(config, scorer=score_request)
+        serve(config)
 
 
 def _log_to_stderr() -> None:
@@ -81,3 +114,8 @@ def _log_to_stderr() -> None:
     logger = logging.getLogger("tracegrade")
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)
+    # uvicorn's own errors (a bug in a handler it caught) go to the same place.
+    uvicorn_errors = logging.getLogger("uvicorn.error")
+    uvicorn_errors.addHandler(handler)
+    uvicorn_errors.setLevel(logging.WARNING)
+    uvicorn_errors.propagate = False

@@ -13,15 +13,16 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from tracegrade.errors import EvalSetError
+from tracegrade.errors import DatabaseError, EvalSetError
 from tracegrade.evalset.cases import Case, ExpectedCall, ExpectedTurn
 from tracegrade.store.reader import Reader, records
+from tracegrade.store.readonly import check_condition, read_only_statement
 
 _TURNS = """
 WITH chosen AS (
     SELECT session_id, max(start_ns) AS until_ns
     FROM turns
-    WHERE ({where}) AND session_id IS NOT NULL AND run_id IS NULL
+    WHERE {where} AND session_id IS NOT NULL AND run_id IS NULL
     GROUP BY session_id
     ORDER BY max(start_ns) DESC
     LIMIT ?
@@ -46,8 +47,16 @@ class Exported:
 
 
 def cases_from_traffic(reader: Reader, where: str, eval_set_id: str, limit: int = 100) -> Exported:
-    """One case per session with a turn matching `where` (SQL over the turns view)."""
-    turns = records(reader, _TURNS.format(where=where), [limit])
+    """One case per session with a turn matching `where` (SQL over the turns view).
+
+    `where` is the user's SQL: it passes the read-only guard, as does the query holding it,
+    and the reader runs that query read-only (a server checks it once more)."""
+    try:
+        query = _TURNS.format(where=check_condition(where, "turns"))
+        read_only_statement(query)
+    except DatabaseError as exc:
+        raise EvalSetError(f"--where {where!r}: {exc}") from None
+    turns = records(reader, query, [limit])
     if not turns:
         raise EvalSetError(f"no recorded turns match: {where}")
     calls: dict[str, list[ExpectedCall]] = defaultdict(list)

@@ -88,7 +88,7 @@ def prepare_inputs(connection: duckdb.DuckDBPyConnection, selection: Selection) 
               AND e.case_id = t.case_id AND e.turn_index = t.turn_index
         ) AS has_expected
         FROM turns t WHERE {predicate}
-        """,
+        """,  # noqa: S608 — the predicate is Selection's own SQL; values are parameters
         params,
     )
     connection.execute(scoring_sql("inputs"))

@@ -3,8 +3,8 @@
     tg_canonical_json(VARCHAR) -> VARCHAR                   canonical.canonical_json
     tg_rouge_tokens(VARCHAR) -> VARCHAR[]                   text.rouge_tokens
     tg_unigram_tokens(VARCHAR) -> VARCHAR[]                 text.unigram_tokens
-    tg_rouge_counts(VARCHAR, VARCHAR) -> COUNTS_TYPE        overlap.rouge_counts
-    tg_unigram_counts(VARCHAR, VARCHAR) -> COUNTS_TYPE      overlap.unigram_counts
+    tg_rouge_counts(VARCHAR, VARCHAR) -> counts_type()      overlap.rouge_counts
+    tg_unigram_counts(VARCHAR, VARCHAR) -> counts_type()    overlap.unigram_counts
 
 Each is called on NULL too (it decides what NULL means: no args stays NULL, no text is
 empty text) and has no side effects, so DuckDB may reuse a result for equal inputs.
@@ -29,25 +29,35 @@ from tracegrade.scoring.overlap import rouge_counts, unigram_counts
 from tracegrade.scoring.text import rouge_tokens, unigram_tokens
 from tracegrade.store.view_functions import register_view_functions
 
-COUNTS_TYPE = duckdb.struct_type({"overlap": BIGINT, "actual": BIGINT, "reference": BIGINT})
-"""What the counting functions return: `overlap.Counts`, a tuple, arrives as this STRUCT."""
 
-_TOKENS = duckdb.list_type(VARCHAR)
+def counts_type(connection: duckdb.DuckDBPyConnection) -> DuckDBPyType:
+    """What the counting functions return: `overlap.Counts`, a tuple, arrives as this STRUCT.
+    Types are made by the connection: `duckdb.struct_type` and `duckdb.list_type` open
+    DuckDB's default connection, which crashes a forked child at exit (view_functions)."""
+    return connection.struct_type({"overlap": BIGINT, "actual": BIGINT, "reference": BIGINT})
+
+
+def _tokens_type(connection: duckdb.DuckDBPyConnection) -> DuckDBPyType:
+    return connection.list_type(VARCHAR)
+
+
+def _varchar(connection: duckdb.DuckDBPyConnection) -> DuckDBPyType:
+    return VARCHAR
 
 
 class _Function(NamedTuple):
     name: str
     function: Callable[..., Any]
     parameters: list[DuckDBPyType]
-    returns: DuckDBPyType
+    returns: Callable[[duckdb.DuckDBPyConnection], DuckDBPyType]
 
 
 FUNCTIONS = (
-    _Function("tg_canonical_json", canonical_json, [VARCHAR], VARCHAR),
-    _Function("tg_rouge_tokens", rouge_tokens, [VARCHAR], _TOKENS),
-    _Function("tg_unigram_tokens", unigram_tokens, [VARCHAR], _TOKENS),
-    _Function("tg_rouge_counts", rouge_counts, [VARCHAR, VARCHAR], COUNTS_TYPE),
-    _Function("tg_unigram_counts", unigram_counts, [VARCHAR, VARCHAR], COUNTS_TYPE),
+    _Function("tg_canonical_json", canonical_json, [VARCHAR], _varchar),
+    _Function("tg_rouge_tokens", rouge_tokens, [VARCHAR], _tokens_type),
+    _Function("tg_unigram_tokens", unigram_tokens, [VARCHAR], _tokens_type),
+    _Function("tg_rouge_counts", rouge_counts, [VARCHAR, VARCHAR], counts_type),
+    _Function("tg_unigram_counts", unigram_counts, [VARCHAR, VARCHAR], counts_type),
 )
 
 
@@ -70,7 +80,7 @@ def register_functions(connection: duckdb.DuckDBPyConnection) -> None:
                 udf.name,
                 udf.function,
                 list[Any](udf.parameters),  # DuckDB's stub wants a list of a wider union
-                udf.returns,
+                udf.returns(connection),
                 null_handling=SPECIAL,
                 side_effects=False,
             )

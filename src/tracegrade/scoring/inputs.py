@@ -50,7 +50,7 @@ def load_inputs(
         pass
     elif _inputs_exist(connection):
         for table in INPUT_TABLES:
-            connection.execute(f"DELETE FROM {table}")
+            connection.execute(f"DELETE FROM {table}")  # noqa: S608 — a name from INPUT_TABLES
     else:
         create_empty_inputs(connection)
     for table, columns in tables.items():
@@ -63,7 +63,7 @@ def load_inputs(
 
 def _inputs_exist(connection: duckdb.DuckDBPyConnection) -> bool:
     found = connection.execute(
-        "SELECT count(*) FROM duckdb_tables() WHERE temporary AND table_name IN "
+        "SELECT count(*) FROM duckdb_tables() WHERE temporary AND table_name IN "  # noqa: S608 — placeholders only
         f"({', '.join('?' for _ in INPUT_TABLES)})",
         list(INPUT_TABLES),
     ).fetchall()
@@ -74,10 +74,10 @@ def _insert(
     connection: duckdb.DuckDBPyConnection, table: str, columns: Mapping[str, Sequence[Any]]
 ) -> None:
     arrays = {name: _array(values) for name, values in columns.items()}
-    names = ", ".join(arrays)
+    names = ", ".join('"' + name.replace('"', '""') + '"' for name in arrays)
     connection.register("_tg_input_rows", arrays)
     try:
-        connection.execute(f"INSERT INTO {table} ({names}) SELECT {names} FROM _tg_input_rows")
+        connection.execute(f"INSERT INTO {table} ({names}) SELECT {names} FROM _tg_input_rows")  # noqa: S608 — table checked against INPUT_TABLES; names quoted
     finally:
         connection.unregister("_tg_input_rows")
 

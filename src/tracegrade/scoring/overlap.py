@@ -17,7 +17,7 @@ from functools import lru_cache
 from tracegrade.scoring.text import rouge_words, unigram_words
 
 Counts = tuple[int, int, int]
-"""(overlap, actual, reference), which SQL receives as the STRUCT `functions.COUNTS_TYPE`: a
+"""(overlap, actual, reference), which SQL receives as the STRUCT `functions.counts_type`: a
 tuple, because DuckDB turns a Python tuple into a STRUCT several times faster than a dict
 (0.6 against 3.5 µs a row, measured)."""
 

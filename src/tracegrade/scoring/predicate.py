@@ -2,24 +2,23 @@
 
 `tool_error_rate`'s `error_predicate` is text from a config file that becomes SQL: a
 boolean expression over the call's `name`, `args` and `result` (JSON text), e.g.
-`result->>'status' = 'failed'`. Before it reaches a query it must parse as exactly that:
-one expression (checked on DuckDB's own parse tree, `json_serialize_sql`) made of column
-references to those three names, constants, operators, CASE, casts and scalar functions;
-no subquery, no aggregate or window, no table function, nothing that changes state. Then it
-is bound once against NULL values, so a misspelt function or column is a config error.
-
-lead: the serve branch builds the shared read-only guard in store/readonly.py; switch this
-to it at merge.
+`result->>'status' = 'failed'`. It passes the one guard for users' SQL
+(`store.readonly.condition_tree`: one condition, read-only, no file access), and then a
+narrower rule, as it runs inside every scoring: column references to those three names,
+constants, operators, CASE, casts and scalar functions only; no subquery, aggregate,
+window or table function. Then it is bound once against NULL values on a locked-down
+in-memory database, so a misspelt function or column is a config error.
 """
 
 from __future__ import annotations
 
-import json
+from contextlib import closing
 from typing import Any
 
 import duckdb
 
-from tracegrade.errors import ConfigError
+from tracegrade.errors import ConfigError, DatabaseError
+from tracegrade.store.readonly import condition_tree, locked_memory_connection
 
 COLUMNS = ("name", "args", "result")
 _SOURCE = "_tg_call"
@@ -30,58 +29,27 @@ _STATEFUL = {"nextval", "currval", "setseed", "random", "uuid", "gen_random_uuid
 
 def check_predicate(expression: str) -> str:
     """`expression` if it is one read-only boolean expression over COLUMNS, else ConfigError."""
-    tree = _parse(expression)
-    node = tree["statements"][0]["node"]
-    _require_plain_select(node, expression)
-    _walk(node["select_list"][0], expression)
+    try:
+        where = condition_tree(expression, _SOURCE)
+    except DatabaseError as exc:
+        raise _refused(expression, str(exc)) from None
+    _walk(where, expression)
     _bind(expression)
     return expression
 
 
-def _parse(expression: str) -> dict[str, Any]:
-    sql = f"SELECT ({expression}) FROM {_SOURCE}"
-    try:
-        statements = duckdb.extract_statements(sql)
-    except duckdb.Error as exc:
-        raise _refused(expression, f"does not parse: {exc}") from None
-    if len(statements) != 1 or statements[0].type != duckdb.StatementType.SELECT:
-        raise _refused(expression, "must be one expression")
-    tree: dict[str, Any] = json.loads(
-        duckdb.execute("SELECT json_serialize_sql(?)", [sql]).fetchall()[0][0]
-    )
-    if tree.get("error") or len(tree["statements"]) != 1:
-        raise _refused(expression, str(tree.get("error_message", "must be one expression")))
-    return tree
-
-
-def _require_plain_select(node: dict[str, Any], expression: str) -> None:
-    source = node.get("from_table") or {}
-    plain = (
-        node.get("type") == "SELECT_NODE"
-        and not node.get("modifiers")
-        and not node.get("cte_map", {}).get("map")
-        and len(node.get("select_list", [])) == 1
-        and source.get("type") == "BASE_TABLE"
-        and source.get("table_name") == _SOURCE
-        and not any(node.get(k) for k in ("where_clause", "having", "qualify", "sample"))
-        and not node.get("group_expressions")
-    )
-    if not plain:
-        raise _refused(expression, "must be one expression")
-
-
-def _walk(node: Any, expression: str) -> None:
-    if isinstance(node, list):
-        for item in node:
-            _walk(item, expression)
-        return
-    if not isinstance(node, dict):
-        return
-    kind = node.get("class")
-    if kind is not None:
-        _check_node(node, kind, expression)
-    for value in node.values():
-        _walk(value, expression)
+def _walk(root: dict[str, Any], expression: str) -> None:
+    """Every node of the tree (iteratively: it can be deeper than Python's recursion)."""
+    pending: list[Any] = [root]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, list):
+            pending.extend(node)
+        elif isinstance(node, dict):
+            kind = node.get("class")
+            if kind is not None:
+                _check_node(node, kind, expression)
+            pending.extend(node.values())
 
 
 def _check_node(node: dict[str, Any], kind: str, expression: str) -> None:
@@ -98,18 +66,21 @@ def _check_node(node: dict[str, Any], kind: str, expression: str) -> None:
 
 def _is_scalar(name: str) -> bool:
     """A per-row function (scalar or macro), not an aggregate or table function."""
-    kinds = duckdb.execute(
-        "SELECT list(DISTINCT function_type) FROM duckdb_functions() WHERE function_name = ?",
-        [name],
-    ).fetchall()[0][0]
+    with closing(locked_memory_connection()) as connection:
+        kinds = connection.execute(
+            "SELECT list(DISTINCT function_type) FROM duckdb_functions() WHERE function_name = ?",
+            [name],
+        ).fetchall()[0][0]
     return bool(kinds) and bool({"scalar", "macro"} & set(kinds))
 
 
 def _bind(expression: str) -> None:
     nulls = ", ".join(f"NULL::VARCHAR AS {c}" for c in COLUMNS)
-    sql = f"SELECT ({expression})::BOOLEAN FROM (SELECT {nulls}) {_SOURCE}"
+    # Checked above to be one expression over these columns; run on a locked-down database.
+    sql = f"SELECT ({expression})::BOOLEAN FROM (SELECT {nulls}) {_SOURCE}"  # noqa: S608
     try:
-        duckdb.connect().execute(sql).fetchall()
+        with closing(locked_memory_connection()) as connection:
+            connection.execute(sql).fetchall()
     except duckdb.Error as exc:
         raise _refused(expression, str(exc).splitlines()[0]) from None
 

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import time
 from dataclasses import dataclass
 from typing import Any
+
+import duckdb
+
+from tracegrade.errors import ConfigError, DatabaseError
+from tracegrade.store.readonly import check_condition, guarded_rows
 
 _TRACE_ID_SPACE = 2**64
 
@@ -13,15 +19,42 @@ _TRACE_ID_SPACE = 2**64
 @dataclass(frozen=True)
 class Selection:
     """`run_id` picks an eval run; without it, traffic (turns of no eval run) is scored,
-    narrowed by `since`, a `sample` share and a `where` predicate over the `turns` view."""
+    narrowed by `since`, a `sample` share and a `where` predicate over the `turns` view.
+
+    A `where` is the user's SQL: it never becomes part of the scoring's own statements,
+    which write. `resolved()` runs it first through the read-only guard and keeps the ids
+    of the turns it picks; the scoring then selects those ids."""
 
     run_id: str | None = None
     since: dt.timedelta | None = None
     sample: float | None = None
     where: str | None = None
+    turn_ids: tuple[str, ...] | None = None
+    """The turns `where` picked (set by `resolved()`)."""
+
+    def resolved(self, connection: duckdb.DuckDBPyConnection) -> Selection:
+        """This selection with `where` evaluated read-only into `turn_ids`."""
+        if self.where is None or self.turn_ids is not None:
+            return self
+        clauses, params = self._clauses()
+        try:
+            condition = check_condition(self.where, "turns")
+            query = f"SELECT turn_id FROM turns WHERE {clauses} AND {condition}"  # noqa: S608 — the condition passed the guard; the whole query passes it again
+            rows = guarded_rows(connection, query, params)
+        except DatabaseError as exc:
+            raise ConfigError(f"where {self.where!r}: {exc}") from None
+        return dataclasses.replace(self, turn_ids=tuple(str(row[0]) for row in rows))
 
     def predicate(self) -> tuple[str, list[Any]]:
-        """A WHERE clause over `turns`, and its parameters."""
+        """A WHERE clause over `turns`, and its parameters (run `resolved()` first)."""
+        if self.where is None:
+            return self._clauses()
+        if self.turn_ids is None:
+            raise ValueError("a selection with `where` must be resolved() before scoring")
+        # The ids were found with every other clause too.
+        return "turn_id IN (SELECT unnest(?::VARCHAR[]))", [list(self.turn_ids)]
+
+    def _clauses(self) -> tuple[str, list[Any]]:
         clauses: list[str] = []
         params: list[Any] = []
         if self.run_id is not None:
@@ -37,8 +70,6 @@ class Selection:
             # under rate * 2^64. The same trace is always in or out.
             clauses.append("('0x' || right(trace_id, 16))::UBIGINT::HUGEINT < ?::HUGEINT")
             params.append(round(self.sample * _TRACE_ID_SPACE))
-        if self.where:
-            clauses.append(f"({self.where})")
         return " AND ".join(clauses), params
 
     def describe(self) -> dict[str, Any]:

@@ -33,7 +33,12 @@ def score_request(
     request: dict[str, Any],
     metric_dirs: Iterable[Path] = (),
 ) -> dict[str, Any]:
-    """Score what `request` selects; a summary with the scoring id and the gate's verdict."""
+    """Score what `request` selects; a summary with the scoring id and the gate's verdict.
+
+    A `where` runs first, alone, through the read-only guard; the scoring's writes then
+    happen in one transaction, so a scoring stopped half-way (an error, a time limit)
+    leaves nothing behind."""
+    _check_fields(request)
     traffic = any(request.get(key) is not None for key in TRAFFIC_KEYS)
     if traffic and request.get("run_id"):
         raise ConfigError("give a run_id or traffic options (since, sample, where), not both")
@@ -49,7 +54,14 @@ def score_request(
     except ConfigError as exc:
         where = "the criteria given" if request.get("config") is not None else "the run's criteria"
         raise ConfigError(f"{where}: {exc}") from None
-    result = score(connection, _selection(request, run_id), config, specs)
+    selection = _selection(request, run_id).resolved(connection)
+    connection.execute("BEGIN TRANSACTION")
+    try:
+        result = score(connection, selection, config, specs)
+    except BaseException:
+        connection.execute("ROLLBACK")
+        raise
+    connection.execute("COMMIT")
     return {
         "scoring_id": result.scoring_id,
         "run_id": result.run_id,
@@ -59,11 +71,45 @@ def score_request(
     }
 
 
+def _check_fields(request: dict[str, Any]) -> None:
+    """Each field of the request has the type it needs, or a `ConfigError` names it."""
+    unknown = sorted(set(request) - {"run_id", "config", *TRAFFIC_KEYS})
+    if unknown:
+        known = "run_id, config, since_s, sample, where"
+        raise ConfigError(f"unknown field {unknown[0]!r}: the fields are {known}")
+    for key, kind in _FIELD_TYPES.items():
+        value = request.get(key)
+        if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):
+            raise ConfigError(f"{key} {value!r}: must be {_FIELD_NAMES[key]}")
+    since, sample = request.get("since_s"), request.get("sample")
+    if since is not None and not 0 <= since < _MAX_SINCE_S:
+        raise ConfigError(f"since_s {since!r}: must be a number of seconds, 0 or more")
+    if sample is not None and not 0 <= sample <= 1:
+        raise ConfigError(f"sample {sample!r}: must be a share between 0 and 1")
+
+
+_FIELD_TYPES: dict[str, type | tuple[type, ...]] = {
+    "run_id": str,
+    "config": dict,
+    "since_s": (int, float),
+    "sample": (int, float),
+    "where": str,
+}
+_FIELD_NAMES = {
+    "run_id": "a string",
+    "config": "a criteria object",
+    "since_s": "a number of seconds",
+    "sample": "a number between 0 and 1",
+    "where": "a SQL condition (a string)",
+}
+_MAX_SINCE_S = 100 * 365 * 86400  # past this, a timedelta overflows; nothing is that old
+
+
 def _selection(request: dict[str, Any], run_id: str | None) -> Selection:
     since = request.get("since_s")
     return Selection(
         run_id=run_id,
-        since=dt.timedelta(seconds=float(since)) if since is not None else None,
+        since=dt.timedelta(seconds=since) if since is not None else None,
         sample=request.get("sample"),
         where=request.get("where"),
     )

@@ -98,11 +98,10 @@ def _open(db: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
 
 def _require_whole(connection: duckdb.DuckDBPyConnection, db: Path) -> None:
     """A file shorter than its header says was cut short; DuckDB notices only on reading."""
-    # Free blocks at the end may be cut off by a checkpoint while the header still counts
-    # them (measured after archiving deleted spans: 9 blocks, 3 free, file 1 block short),
-    # so only the used blocks must fit.
+    # Used blocks, not total: a checkpoint truncates free blocks off the file's end while
+    # the header still counts them (measured: 4 blocks counted, 3 used, the file 3 long).
     row = connection.execute(
-        "SELECT block_size, total_blocks - free_blocks FROM pragma_database_size() "
+        "SELECT block_size, used_blocks FROM pragma_database_size() "
         "WHERE database_name = current_database()"
     ).fetchone()
     if row is None or not db.exists():
@@ -116,7 +115,7 @@ def _locked_message(db: Path, pid: int) -> str:
     command = _command_line(pid)
     hint = (
         "it is being served: query it through that server, or stop it first"
-        if "serve" in command
+        if "serve" in command.split()  # the `serve` command, not a path that holds the word
         else "wait for it to finish, or stop it"
     )
     return f"{db} is locked by process {pid} ({command}): {hint}"

@@ -30,7 +30,7 @@ from tracegrade.store.connection import connect
 from tracegrade.store.rows import INTEGER_COLUMNS, SPAN_COLUMNS, SpanRow
 
 _BATCH_VIEW = "_tracegrade_incoming_spans"
-_SELECT = f"({', '.join(SPAN_COLUMNS)}) SELECT {', '.join(SPAN_COLUMNS)} FROM {_BATCH_VIEW}"
+_SELECT = f"({', '.join(SPAN_COLUMNS)}) SELECT {', '.join(SPAN_COLUMNS)} FROM {_BATCH_VIEW}"  # noqa: S608 — constants
 
 
 @dataclass(frozen=True)

@@ -21,9 +21,9 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceResponse,
 )
 
-from tracegrade.ingest.server.admission import Overloaded, Refused
-from tracegrade.ingest.server.payload import Media, decode, export_response, parse
-from tracegrade.ingest.server.receiver import Receiver
+from tracegrade.server.admission import Overloaded, Refused
+from tracegrade.server.payload import Media, decode, export_response, parse
+from tracegrade.server.receiver import Receiver
 
 _WORKERS = 4
 # Beyond the workers, requests wait in grpcio's queue holding their bytes: keep it short.

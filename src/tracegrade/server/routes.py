@@ -1,23 +1,25 @@
-"""The HTTP endpoints: OTLP traces, read-only SQL, health."""
+"""The HTTP endpoints: OTLP traces, read-only SQL, scoring, health."""
 
 from __future__ import annotations
 
 import asyncio
-from concurrent.futures import Executor
-from dataclasses import dataclass
-from typing import Any
+import time
+from collections.abc import Callable
+from concurrent.futures import Future
+from typing import Any, TypeVar
 
 from tracegrade.ingest.otlp import Decoded
-from tracegrade.ingest.server.admission import Overloaded, Refused
-from tracegrade.ingest.server.config import HEALTH_PATH, SCORE_PATH, SQL_PATH, TRACES_PATH
-from tracegrade.ingest.server.messages import (
+from tracegrade.server.admission import Overloaded, Refused
+from tracegrade.server.cancel import Cancellation
+from tracegrade.server.config import HEALTH_PATH, SCORE_PATH, SQL_PATH, TRACES_PATH
+from tracegrade.server.messages import (
     RequestHead,
     Response,
     json_error,
     json_response,
     retry_later,
 )
-from tracegrade.ingest.server.payload import (
+from tracegrade.server.payload import (
     ENCODINGS,
     UNAVAILABLE,
     Media,
@@ -26,9 +28,17 @@ from tracegrade.ingest.server.payload import (
     media_type,
     success_body,
 )
-from tracegrade.ingest.server.receiver import Receiver
-from tracegrade.ingest.server.scoring import ScoringFailed, ScoringRequests
-from tracegrade.ingest.server.sql import ReadOnlyQueries, SqlFailed, SqlRefused, parse_request
+from tracegrade.server.pools import Pools
+from tracegrade.server.receiver import Receiver
+from tracegrade.server.scoring import ScoringFailed, ScoringRequests
+from tracegrade.server.sql import (
+    ReadOnlyQueries,
+    SqlFailed,
+    SqlRefused,
+    parse_request,
+)
+
+T = TypeVar("T")
 
 # Bodies decoded on the event loop: up to ~20 ms of work (512-1024 spans of a few hundred
 # bytes each; gzip shrinks spans about ten times, hence the lower compressed limit).
@@ -37,16 +47,6 @@ _INLINE_COMPRESSED = 32 * 1024
 _METHODS = {TRACES_PATH: "POST", SQL_PATH: "POST", SCORE_PATH: "POST", HEALTH_PATH: "GET"}
 _NO_TOKEN = "missing or wrong bearer token"
 _CHALLENGE = [("www-authenticate", 'Bearer realm="tracegrade"')]
-
-
-@dataclass(frozen=True)
-class Pools:
-    """Threads for work that must not block the event loop, kept apart so that long SQL
-    queries cannot hold up /health (a container's liveness) or big decodes."""
-
-    decode: Executor
-    sql: Executor
-    health: Executor
 
 
 class Endpoints:
@@ -67,8 +67,9 @@ class Endpoints:
         method = _METHODS.get(head.path)
         if method is None:
             return json_error(404, f"no endpoint {head.path}: OTLP traces go to POST {TRACES_PATH}")
-        if head.method != method:
-            return json_error(405, f"{head.path} takes {method}", headers=[("allow", method)])
+        if head.method != method and not (method == "GET" and head.method == "HEAD"):
+            allow = "GET, HEAD" if method == "GET" else method
+            return json_error(405, f"{head.path} takes {allow}", headers=[("allow", allow)])
         if head.path == HEALTH_PATH:
             return 0
         if head.path == TRACES_PATH:
@@ -77,7 +78,9 @@ class Endpoints:
             return json_error(401, _NO_TOKEN, headers=_CHALLENGE)
         limit = self._config.sql_max_body_bytes
         if (head.content_length or 0) > limit:
-            return json_error(413, f"body over the {limit} byte limit", close=True)
+            return json_error(413, f"body over the {limit} byte limit")
+        if (problem := self._receiver.short_of_memory()) is not None:
+            return retry_later(problem.status, str(problem), problem.retry_after_s)
         return limit
 
     def _admit_traces(self, head: RequestHead) -> Response | int:
@@ -98,7 +101,7 @@ class Endpoints:
             return refuse(415, f"content encoding {encoding!r} is not supported: use gzip")
         limit = self._config.max_body_bytes
         if (head.content_length or 0) > limit:
-            return refuse(413, f"body over the {limit} byte limit", close=True)
+            return refuse(413, f"body over the {limit} byte limit")
         overloaded = self._receiver.overloaded()
         return _otlp_overloaded(overloaded, media) if overloaded else limit
 
@@ -110,17 +113,17 @@ class Endpoints:
     def release(self, size: int) -> None:
         self._receiver.inflight.give_back(size)
 
-    def answered(self, head: RequestHead | None, status: int) -> None:
-        if head is None or head.path == TRACES_PATH:
+    def answered(self, head: RequestHead, status: int) -> None:
+        if head.path == TRACES_PATH:
             self._receiver.stats.answered(status)
 
-    async def handle(self, head: RequestHead, body: bytes) -> Response:
+    async def handle(self, head: RequestHead, body: bytes, gone: asyncio.Event) -> Response:
         if head.path == TRACES_PATH:
             return await self._traces(head, body)
         if head.path == SQL_PATH:
-            return await self._sql_query(body)
+            return await self._sql_query(body, gone)
         if head.path == SCORE_PATH:
-            return await self._score(body)
+            return await self._score(body, gone)
         return await self._health()
 
     async def _traces(self, head: RequestHead, body: bytes) -> Response:
@@ -161,29 +164,29 @@ class Endpoints:
         inline_limit = _INLINE_COMPRESSED if compressed else _INLINE_PLAIN
         if media is Media.PROTOBUF and len(body) <= inline_limit:
             return decode_body(*args)
-        return await asyncio.get_running_loop().run_in_executor(
-            self._pools.decode, decode_body, *args
-        )
+        return await asyncio.wrap_future(self._pools.decode.submit(decode_body, *args))
 
-    async def _sql_query(self, body: bytes) -> Response:
+    async def _sql_query(self, body: bytes, gone: asyncio.Event) -> Response:
+        deadline = time.monotonic() + self._queries.timeout_s  # the whole request, encoding too
         try:
             sql, params, limit = parse_request(body)
-            result = await asyncio.get_running_loop().run_in_executor(
-                self._pools.sql, self._queries.run, sql, params, limit
-            )
+            cancel = Cancellation()
+            work = self._pools.sql.submit(self._queries.run, sql, params, limit, deadline, cancel)
+            result = await _unless_gone(work, gone, cancel.cancel)
         except SqlRefused as exc:
             return json_error(403, str(exc))
         except SqlFailed as exc:
             return json_error(400, str(exc))
         return Response(200, result)
 
-    async def _score(self, body: bytes) -> Response:
-        if not self._scoring.available:
-            return json_error(404, "this server does not score")
+    async def _score(self, body: bytes, gone: asyncio.Event) -> Response:
+        if not self._scoring.try_begin():
+            message = "a scoring is already running: retry when it ends"
+            return retry_later(429, message, self._config.retry_after_s)
+        cancel = Cancellation()
+        work = self._pools.score.submit(self._scoring.run, body, cancel)
         try:
-            result = await asyncio.get_running_loop().run_in_executor(
-                self._pools.sql, self._scoring.run, body
-            )
+            result = await _unless_gone(work, gone, lambda: cancel.cancel("the client went away"))
         except ScoringFailed as exc:
             return json_error(400, str(exc))
         return Response(200, result)
@@ -197,16 +200,28 @@ class Endpoints:
             "queued_spans": receiver.commit.queued_spans,
             "token_required": receiver.token_required,
         }
-        problem = receiver.overloaded()
-        if problem is not None and problem.status == 503:
-            return json_response(503, {**document, "status": "unavailable", "reason": str(problem)})
+        problem = receiver.unhealthy()
+        if problem is not None:
+            return json_response(503, {**document, "status": "unavailable", "reason": problem})
         try:
-            document["spans"] = await asyncio.get_running_loop().run_in_executor(
-                self._pools.health, self._queries.count_spans
-            )
+            count = self._pools.health.submit(self._queries.count_spans)
+            document["spans"] = await asyncio.wrap_future(count)
         except SqlFailed as exc:
             return json_response(503, {**document, "status": "unavailable", "reason": str(exc)})
         return json_response(200, document)
+
+
+async def _unless_gone(work: Future[T], gone: asyncio.Event, stop: Callable[[], None]) -> T:
+    """The work's result; if the client disconnects first, `stop` it (and still await it)."""
+    waiting = asyncio.wrap_future(work)
+    watcher: asyncio.Future[Any] = asyncio.ensure_future(gone.wait())
+    try:
+        await asyncio.wait((waiting, watcher), return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        watcher.cancel()
+    if not waiting.done():
+        stop()
+    return await waiting
 
 
 def _otlp_overloaded(exc: Overloaded, media: Media) -> Response:

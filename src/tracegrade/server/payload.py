@@ -22,7 +22,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 from tracegrade.errors import IngestError
 from tracegrade.ingest.otlp import Decoded, decode_request, parse_protobuf
 from tracegrade.ingest.otlp_json import parse_json
-from tracegrade.ingest.server.admission import Refused
+from tracegrade.server.admission import Refused
 
 # google.rpc.Code values, as OTLP/HTTP error bodies carry them.
 INVALID_ARGUMENT = 3

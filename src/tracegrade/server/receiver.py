@@ -6,21 +6,30 @@ import hmac
 from concurrent.futures import Future
 
 from tracegrade.ingest.otlp import Decoded
-from tracegrade.ingest.server.admission import Budget, Overloaded
-from tracegrade.ingest.server.commit import CommitQueue
-from tracegrade.ingest.server.config import ServeConfig
-from tracegrade.ingest.server.stats import IngestStats
+from tracegrade.server.admission import Budget, Overloaded
+from tracegrade.server.commit import CommitQueue
+from tracegrade.server.config import ServeConfig
+from tracegrade.server.memory import MemoryWatch
+from tracegrade.server.stats import IngestStats
 
 _DONE: Future[None] = Future()
 _DONE.set_result(None)
 
 
 class Receiver:
-    def __init__(self, config: ServeConfig, commit: CommitQueue, stats: IngestStats) -> None:
+    def __init__(
+        self,
+        config: ServeConfig,
+        commit: CommitQueue,
+        stats: IngestStats,
+        memory: MemoryWatch,
+        inflight_bytes: int,
+    ) -> None:
         self.config = config
         self.commit = commit
         self.stats = stats
-        self.inflight = Budget(config.max_inflight_bytes)
+        self.memory = memory
+        self.inflight = Budget(inflight_bytes)
         self.active = Budget(config.max_active_requests)
         self.draining = False
         token = config.auth_token
@@ -46,12 +55,30 @@ class Receiver:
             return Overloaded("the server is shutting down", status=503, retry_after_s=retry)
         if not self.commit.alive:
             return Overloaded("the database writer has stopped", status=503, retry_after_s=retry)
+        if (short := self.short_of_memory()) is not None:
+            return short
         if self.commit.full():
             return Overloaded(
                 f"{self.commit.queued_spans} spans wait for their commit: retry later",
                 retry_after_s=retry,
             )
         return None
+
+    def short_of_memory(self) -> Overloaded | None:
+        """503 while the process is over the refusal line of its memory budget."""
+        if self.memory.over:
+            return Overloaded(
+                self.memory.describe(), status=503, retry_after_s=self.config.retry_after_s
+            )
+        return None
+
+    def unhealthy(self) -> str | None:
+        """Why the server cannot take spans now and will not by itself soon, if so."""
+        if self.draining:
+            return "the server is shutting down"
+        if not self.commit.alive:
+            return "the database writer has stopped"
+        return self.commit.failure
 
     def store(self, decoded: Decoded, weight: int) -> Future[None]:
         """Queue the decoded rows; the future resolves once they are committed."""

@@ -6,6 +6,7 @@ collector configs are written against them (tests/deploy/ reads them from here).
 
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +24,7 @@ MIB = 1024 * 1024
 # content capture a span carries whole conversations, tens of kB. 64 MiB leaves room for
 # 1024 spans of ~60 kB each, and the same limit applies to the compressed body.
 DEFAULT_MAX_BODY_MB = 64
+DEFAULT_MEMORY_MB = 2048
 
 
 @dataclass(frozen=True)
@@ -36,16 +38,20 @@ class ServeConfig:
     """0 disables the gRPC receiver."""
     token: str | None = None
     """Bearer token required on every request but /health; None or "" turns auth off."""
+    allow_unauthenticated: bool = False
+    """Serve without a token on an address other hosts can reach (refused otherwise)."""
     max_body_bytes: int = DEFAULT_MAX_BODY_MB * MIB
     """Largest request body, compressed and again after decompression (413 above it)."""
     max_spans_per_request: int = 65_536
     """More spans than this in one request is refused (413) before rows are built."""
     max_queued_spans: int = 65_536
     """Spans decoded and waiting for their commit; beyond it requests get 429."""
-    max_queued_bytes: int = 256 * MIB
-    """Body bytes (decompressed) of the requests waiting for their commit."""
-    max_inflight_bytes: int = 256 * MIB
-    """Request bodies being received or decoded at once, compressed size."""
+    max_queued_bytes: int | None = None
+    """Body bytes (decompressed) of the requests waiting for their commit (None: a share
+    of `memory_mb`, see memory.py)."""
+    max_inflight_bytes: int | None = None
+    """Request bodies being received or decoded at once, compressed size (None: a share
+    of `memory_mb`)."""
     max_active_requests: int = 256
     max_group_spans: int = 16_384
     """Spans per group commit: larger groups commit cheaper per span, but wait longer."""
@@ -55,14 +61,37 @@ class ServeConfig:
     log_interval_s: float = 60.0
     shutdown_timeout_s: float = 25.0
     """SIGTERM to exit: compose's stop_grace_period is 30 s."""
+    max_connections: int = 1024
+    """Open HTTP connections; past it the longest-waiting one not in a request is closed."""
     idle_timeout_s: float = 120.0
     """Above Go's 90 s idle keep-alive, so the Collector closes idle connections first."""
+    header_timeout_s: float = 10.0
+    """A request's line and headers must all arrive within this of its first byte."""
+    body_timeout_s: float = 60.0
+    """A request's body must all arrive within this of its headers (408 after)."""
     sql_timeout_s: float = 30.0
+    """POST /v1/sql, from the request to the last byte of the answer encoded."""
     sql_max_rows: int = 100_000
+    sql_max_answer_bytes: int = 64 * MIB
     sql_max_body_bytes: int = 1 * MIB
+    score_timeout_s: float = 300.0
+    """POST /v1/score: a scoring still running then is stopped and rolled back."""
+    memory_mb: int = DEFAULT_MEMORY_MB
+    """The memory budget of the whole process: DuckDB's share and the request budgets are
+    carved from it, and ingest is refused (503) while the process is over it."""
     checkpoint_threshold: str = "256MB"
     """DuckDB WAL size that triggers a checkpoint: fewer, larger checkpoints cost less per span."""
 
     @property
     def auth_token(self) -> str | None:
         return self.token or None
+
+
+def is_loopback(host: str) -> bool:
+    """Only this machine can reach `host` (127.0.0.1, ::1, localhost)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 
 import duckdb
 
-from tracegrade.ingest.server.admission import Overloaded, Refused
-from tracegrade.ingest.server.stats import IngestStats
+from tracegrade.server.admission import Overloaded, Refused
+from tracegrade.server.stats import IngestStats
 from tracegrade.store import SpanRow, SpanWriter
 
 logger = logging.getLogger("tracegrade.serve")
@@ -45,6 +45,7 @@ class CommitQueue:
         max_spans: int,
         max_bytes: int,
         max_group_spans: int,
+        max_group_bytes: int = 1 << 62,
         linger_s: float = 0.0,
         retry_after_s: int = 1,
     ) -> None:
@@ -52,6 +53,7 @@ class CommitQueue:
         self._stats = stats
         self._max_spans, self._max_bytes = max_spans, max_bytes
         self._max_group = max_group_spans
+        self._max_group_bytes = max_group_bytes
         self._linger_s = linger_s
         self._group_average = 1.0
         self._retry_after_s = retry_after_s
@@ -59,6 +61,8 @@ class CommitQueue:
         self._spans = self._bytes = 0
         self._cond = threading.Condition()
         self._closing = False
+        self.failure: str | None = None
+        """Why the last commit failed, until one succeeds (/health reports it)."""
         self._thread = threading.Thread(target=self._run, name="tracegrade-writer", daemon=True)
 
     def start(self) -> None:
@@ -116,7 +120,8 @@ class CommitQueue:
                     self._bytes -= sum(item.weight for item in group)
 
     def _take(self) -> list[_Pending]:
-        """The next group: what is queued, up to `max_group_spans` (at least one item).
+        """The next group: what is queued, up to `max_group_spans` and `max_group_bytes`
+        (at least one item): DuckDB holds a commit's rows in its memory until it ends.
 
         A commit has a large fixed cost (~5 ms of CPU), so when requests come from several
         senders at once (recent groups held more than one on average) the writer lingers up
@@ -127,20 +132,27 @@ class CommitQueue:
             while not self._items and not self._closing:
                 self._cond.wait()
             group: list[_Pending] = []
-            size = 0
+            size = weight = 0
             linger = self._linger_s if self._group_average > 1.2 else 0.0
             deadline = time.monotonic() + linger
             while True:
-                while self._items and (
-                    not group or size + len(self._items[0].rows) <= self._max_group
-                ):
+                while self._items and (not group or self._fits(size, weight)):
                     group.append(self._items.popleft())
                     size += len(group[-1].rows)
+                    weight += group[-1].weight
                 left = deadline - time.monotonic()
                 if self._closing or self._items or left <= 0:
                     self._group_average = 0.8 * self._group_average + 0.2 * len(group)
                     return group
                 self._cond.wait(left)
+
+    def _fits(self, size: int, weight: int) -> bool:
+        """Whether the next queued item joins a group of `size` spans and `weight` bytes."""
+        item = self._items[0]
+        return (
+            size + len(item.rows) <= self._max_group
+            and weight + item.weight <= self._max_group_bytes
+        )
 
     def _commit(self, group: list[_Pending]) -> None:
         rows = group[0].rows if len(group) == 1 else [r for item in group for r in item.rows]
@@ -152,8 +164,11 @@ class CommitQueue:
                 for item in group:
                     self._commit([item])
                 return
+            if not isinstance(exc, _DATA_ERRORS):
+                self.failure = f"the database cannot be written: {exc}"
             _fail(group[0], exc, self._retry_after_s)
             return
+        self.failure = None
         self._stats.add(spans_stored=result.stored, duplicates=result.duplicates, commits=1)
         for item in group:
             item.future.set_result(None)

@@ -1,0 +1,179 @@
+"""Running `tracegrade serve`: open the store, start the writer and receivers, stop cleanly.
+
+Threads: the asyncio loop (uvicorn's HTTP, the decoding of typical requests, signals, the
+periodic log line); one decoder thread for big bodies, so they do not stall the loop; the
+writer thread (group commit); grpcio's 4 workers; two threads for SQL queries, one for
+scoring, one for /health; the memory watch.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+import socket
+import time
+from pathlib import Path
+
+import duckdb
+
+from tracegrade.errors import TracegradeError
+from tracegrade.remote import ServerInfo
+from tracegrade.server import sidecar
+from tracegrade.server.config import ServeConfig, is_loopback
+from tracegrade.server.http_server import HttpServer
+from tracegrade.server.memory import MIB, MemoryBudget
+from tracegrade.server.parts import Parts
+from tracegrade.server.stats import log_line
+from tracegrade.store import SpanWriter
+from tracegrade.store.readonly import lock_down
+
+logger = logging.getLogger("tracegrade.serve")
+
+
+class ServeError(TracegradeError):
+    """`tracegrade serve` cannot start: a port is taken, the address is wrong, no token."""
+
+
+def serve(config: ServeConfig) -> None:
+    """Serve until SIGTERM or SIGINT, then finish in-flight requests, flush, close, return."""
+    check_exposure(config)
+    budget = MemoryBudget(config.memory_mb * MIB)
+    writer = SpanWriter.open(config.db)
+    try:
+        _configure(writer.connection, config, budget)
+        asyncio.run(Server(config, writer, budget).run())
+    finally:
+        try:
+            writer.close()
+        except duckdb.Error as exc:  # after a failed write, closing can fail as well
+            logger.error("closing the database failed: %s", exc)
+
+
+def check_exposure(config: ServeConfig) -> None:
+    """Other hosts may reach anything but loopback: there a token is required, unless the
+    user says otherwise. Without one, anyone who reaches the port writes and reads spans."""
+    if config.auth_token or is_loopback(config.host) or config.allow_unauthenticated:
+        return
+    raise ServeError(
+        f"--host {config.host} lets other machines in, and no token is set: anyone reaching it "
+        "could write spans, query them and score. Set TRACEGRADE_TOKEN (the Collector sends it "
+        "as a bearer token), or pass --allow-unauthenticated on a network you trust"
+    )
+
+
+def _configure(
+    connection: duckdb.DuckDBPyConnection, config: ServeConfig, budget: MemoryBudget
+) -> None:
+    """The database's settings for serving, then locked: SQL can change none of them."""
+    connection.execute(f"SET checkpoint_threshold = '{config.checkpoint_threshold}'")
+    connection.execute(f"SET memory_limit = '{budget.duckdb_bytes // MIB}MiB'")
+    lock_down(connection)
+
+
+class Server:
+    def __init__(self, config: ServeConfig, writer: SpanWriter, budget: MemoryBudget) -> None:
+        self.config = config
+        self.parts = Parts.build(config, writer, budget)
+        self.db = str(Path(config.db).expanduser().resolve())
+
+    async def run(self) -> None:
+        loop = asyncio.get_running_loop()
+        stop = asyncio.Event()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(signum, stop.set)
+        parts = self.parts
+        parts.start()
+        try:
+            http = await self._listen()
+        except ServeError:
+            parts.stop_writer(timeout=5)
+            raise
+        ticker = loop.create_task(self._tick())
+        stopped = loop.create_task(stop.wait())
+        await asyncio.wait({stopped, http.serving}, return_when=asyncio.FIRST_COMPLETED)
+        await self._stop(http)
+        ticker.cancel()
+
+    async def _listen(self) -> HttpServer:
+        config = self.config
+        try:
+            listener = socket.create_server(
+                (config.host, config.port), family=_family(config.host), backlog=1024
+            )
+        except OSError as exc:
+            raise ServeError(
+                f"cannot listen on {config.host}:{config.port}: {exc.strerror or exc} "
+                "(is another tracegrade serve running? see --port)"
+            ) from None
+        try:
+            self.parts.start_grpc()
+        except OSError as exc:
+            listener.close()
+            raise ServeError(f"{exc} (see --grpc-port; 0 turns gRPC off)") from None
+        http = HttpServer(self.parts.http_app(self.db), config, listener)
+        # Before the first request is answered: whoever sees /health answer finds the sidecar.
+        self._announce(http.port)
+        try:
+            await http.start()
+        except BaseException:
+            sidecar.remove(self.db)
+            raise
+        return http
+
+    async def _stop(self, http: HttpServer) -> None:
+        """Stop accepting, stop queries and scoring, let ingest requests in progress finish,
+        flush the writer: all within the shutdown timeout."""
+        started = time.monotonic()
+        deadline = started + self.config.shutdown_timeout_s
+        logger.info("stopping: finishing the requests in progress")
+        self.parts.begin_shutdown()
+        await http.stop(max(1.0, deadline - time.monotonic() - 5))
+        await asyncio.get_running_loop().run_in_executor(None, self.parts.stop, deadline)
+        sidecar.remove(self.db)
+        stats = self.parts.stats
+        total = stats.snapshot()
+        period = f"since start ({stats.uptime_s:.0f} s)"
+        line = log_line(total, total.spans_stored, self.parts.commit.queued_spans, period)
+        logger.info("stopped in %.1f s; %s", time.monotonic() - started, line)
+
+    def _announce(self, port: int) -> None:
+        config, token = self.config, self.parts.receiver.token_required
+        url = sidecar.http_url(config.host, port)
+        sidecar.write(ServerInfo(os.getpid(), url, token, self.db, config.grpc_port or None))
+        grpc_text = f", OTLP/gRPC on {config.host}:{config.grpc_port}" if config.grpc_port else ""
+        logger.info(
+            "serving %s: OTLP/HTTP on %s/v1/traces%s, read-only SQL on %s/v1/sql; %s; "
+            "memory budget %d MiB (DuckDB %d MiB)",
+            self.db,
+            url,
+            grpc_text,
+            url,
+            "bearer token required" if token else "no auth",
+            config.memory_mb,
+            self.parts.budget.duckdb_bytes // MIB,
+        )
+        if not token and not is_loopback(config.host):
+            logger.warning(
+                "listening on %s without a token (--allow-unauthenticated): anyone who "
+                "reaches it can write and read spans",
+                config.host,
+            )
+
+    async def _tick(self) -> None:
+        """The periodic log line of ingest figures."""
+        interval = self.config.log_interval_s
+        stats, commit = self.parts.stats, self.parts.commit
+        last = stats.snapshot()
+        while True:
+            await asyncio.sleep(interval)
+            current = stats.snapshot()
+            period = f"in the last {interval:.0f} s"
+            line = log_line(current.minus(last), current.spans_stored, commit.queued_spans, period)
+            logger.info("%s", line)
+            last = current
+
+
+def _family(host: str) -> socket.AddressFamily:
+    return socket.AF_INET6 if ":" in host else socket.AF_INET

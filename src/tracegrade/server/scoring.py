@@ -1,0 +1,88 @@
+"""POST /v1/score: scoring inside the server, the one process that may write the file.
+
+One scoring at a time, on its own thread and cursor: a second request is told to retry
+(429) rather than queued, and the SQL endpoint's threads are never taken. A scoring has a
+time limit and can be cancelled (the client went away, or the server is stopping): its
+cursor is interrupted and its transaction rolled back, so it leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import duckdb
+
+from tracegrade.errors import TracegradeError
+from tracegrade.scoring.stored import score_request
+from tracegrade.server.cancel import Cancellation
+
+
+class ScoringFailed(Exception):
+    """The request was understood but cannot be scored (HTTP 400, with the reason)."""
+
+
+class ScoringRequests:
+    def __init__(self, connection: duckdb.DuckDBPyConnection, timeout_s: float) -> None:
+        self._connection = connection
+        self.timeout_s = timeout_s
+        self._busy = threading.Lock()
+        self._running: Cancellation | None = None
+
+    def try_begin(self) -> bool:
+        """Claim the one scoring slot; `run` gives it back."""
+        return self._busy.acquire(blocking=False)
+
+    def run(self, body: bytes, cancel: Cancellation) -> bytes:
+        """Score what the body asks for (after `try_begin`); the summary as JSON."""
+        self._running = cancel
+        try:
+            request = _parse(body)
+            with self._scoring_cursor(cancel) as cursor:
+                return json.dumps(score_request(cursor, request)).encode()
+        finally:
+            self._running = None
+            self._busy.release()
+
+    def cancel(self, why: str) -> None:
+        """Stop the scoring in progress, if any; it fails saying `why`."""
+        running = self._running
+        if running is not None:
+            running.cancel(why)
+
+    @contextmanager
+    def _scoring_cursor(self, cancel: Cancellation) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A cursor interrupted at the time limit or when cancelled; errors as ScoringFailed."""
+        cursor = self._connection.cursor()
+        cancel.attach(cursor)
+        limit = threading.Timer(
+            self.timeout_s, cancel.cancel, [f"it ran longer than {self.timeout_s:g} s"]
+        )
+        limit.start()
+        try:
+            yield cursor
+        except (TracegradeError, duckdb.Error) as exc:
+            if cancel.reason or isinstance(exc, duckdb.InterruptException):
+                why = cancel.reason or "interrupted"
+                raise ScoringFailed(
+                    f"the scoring was stopped ({why}); nothing of it was stored"
+                ) from None
+            raise ScoringFailed(str(exc)) from None
+        finally:
+            limit.cancel()
+            cancel.attach(None)
+            cursor.close()
+
+
+def _parse(body: bytes) -> dict[str, Any]:
+    try:
+        request = json.loads(body or b"{}")
+    except (ValueError, RecursionError) as exc:
+        reason = "it is nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+        raise ScoringFailed(f"the body is not JSON: {reason}") from None
+    if not isinstance(request, dict):
+        raise ScoringFailed('send a JSON object, e.g. {"run_id": "..."}')
+    return request
