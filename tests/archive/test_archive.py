@@ -103,10 +103,8 @@ def test_score_and_report_read_the_archive(tmp_path: Path) -> None:
         result = runner.invoke(app, ["score", "--db", str(path), "--run", "20260101T000000-base"])
         assert result.exit_code in (0, 1), result.output
     assert _scores(db) == _scores(twin) != []
-    report = [
-        re.sub(r"scoring [0-9a-f]{12}", "scoring ID", runner.invoke(app, ["report", "--db", str(p)]).output)
-        for p in (db, twin)
-    ]
+    outputs = [runner.invoke(app, ["report", "--db", str(p)]).output for p in (db, twin)]
+    report = [re.sub(r"scoring [0-9a-f]{12}", "scoring ID", text) for text in outputs]
     assert report[0] == report[1]
     assert "20260101T000000-base" in report[0]
 
@@ -125,13 +123,11 @@ def test_a_database_keeps_its_archive_and_shard(tmp_path: Path) -> None:
     db = traffic_db(tmp_path / "hot.duckdb", seeds=TRAFFIC_SEEDS[:1])
     _archive(db, tmp_path / "archive", "--shard", "a")
     connection = connect(db)
-    with pytest.raises(ArchiveError, match="archives to .* as shard 'a'"):
+    with pytest.raises(ArchiveError, match=r"archives to .* as shard 'a'"):
         set_location(connection, tmp_path / "elsewhere", "a")
     with pytest.raises(ArchiveError, match="shard 'b/c'"):
         set_location(connection, tmp_path / "archive", "b/c")
     connection.close()
-    result = runner.invoke(
-        app, ["archive", "--db", str(db), "--archive", str(tmp_path / "other")]
-    )
+    result = runner.invoke(app, ["archive", "--db", str(db), "--archive", str(tmp_path / "other")])
     assert result.exit_code == 2
     assert "start a new database" in result.output

@@ -45,10 +45,10 @@ def stored_spans(db: Path, archive: Path | None = None) -> list[tuple[object, ..
     """Every span in the hot table of `db` and in the archive's published files, sorted."""
     connection = duckdb.connect()
     connection.execute(f"ATTACH '{db}' AS hot (READ_ONLY)")
-    query = f"SELECT {SPAN_KEY} FROM hot.spans"
+    query = f"SELECT {SPAN_KEY} FROM hot.spans"  # noqa: S608 — constants and test paths
     if archive is not None and any(archive.glob(FILES_GLOB)):
         query += (
-            f" UNION ALL SELECT {SPAN_KEY} FROM read_parquet('{archive / FILES_GLOB}', "
+            f" UNION ALL SELECT {SPAN_KEY} FROM read_parquet('{archive / FILES_GLOB}', "  # noqa: S608
             "hive_partitioning = true)"
         )
     rows = connection.execute(f"{query} ORDER BY ALL").fetchall()

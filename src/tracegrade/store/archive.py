@@ -19,12 +19,11 @@ import time
 import uuid
 from dataclasses import dataclass
 
-
 import duckdb
 
 from tracegrade._resources import sql_files
 from tracegrade.store.archive_files import Recovery, fsync, publish, recover, tmp_dir
-from tracegrade.store.archive_location import ArchiveLocation, hot_spans, location, set_location
+from tracegrade.store.archive_location import ArchiveLocation, hot_spans, location, open_archive
 from tracegrade.store.rows import SPAN_COLUMNS
 
 # The raw columns `spans` stores, as the writer and the database filled them.
@@ -55,7 +54,7 @@ def archive_database(
 
     connection = connect(db)
     try:
-        set_location(connection, root, shard)
+        open_archive(connection, root, shard)
         return archive_pass(connection, retain_days)
     finally:
         connection.close()
@@ -105,17 +104,15 @@ def _archive_batch(
         spans = _commit(connection, where, tmp_path, path, batch_id, (day, hour))
     publish(where.root, tmp_path, path)
     connection.execute("DROP TABLE archive_batch")
-    return spans
+    return int(spans)
 
 
-def _write_tmp(
-    connection: duckdb.DuckDBPyConnection, where: ArchiveLocation, batch_id: str
-) -> str:
+def _write_tmp(connection: duckdb.DuckDBPyConnection, where: ArchiveLocation, batch_id: str) -> str:
     folder = tmp_dir(where)
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / f"{batch_id}.parquet"
     connection.execute(
-        f"COPY (SELECT * FROM archive_batch ORDER BY trace_id, start_ns) "
+        f"COPY (SELECT * FROM archive_batch ORDER BY trace_id, start_ns) "  # noqa: S608 — our path, quoted
         f"TO '{_quoted(str(target))}' "
         f"(FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE {_ROW_GROUP})"
     )
@@ -143,14 +140,14 @@ def _commit(
             [path, tmp_path, batch_id, *partition, spans, size],
         )
         connection.execute(
-            f"DELETE FROM {hot_spans(connection)} WHERE (trace_id, span_id) IN "
+            f"DELETE FROM {hot_spans(connection)} WHERE (trace_id, span_id) IN "  # noqa: S608 — the catalog's name
             "(SELECT trace_id, span_id FROM archive_batch)"
         )
         connection.execute("COMMIT")
     except BaseException:
         connection.execute("ROLLBACK")
         raise
-    return spans
+    return int(spans)
 
 
 def _sql(stem: str, **names: str) -> str:
@@ -160,6 +157,3 @@ def _sql(stem: str, **names: str) -> str:
 
 def _quoted(text: str) -> str:
     return text.replace("'", "''")
-
-
-

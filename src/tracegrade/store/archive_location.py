@@ -73,9 +73,16 @@ def set_location(
 
 def layer_archive(connection: duckdb.DuckDBPyConnection) -> bool:
     """Make `spans` (and so every view) read the hot table and the archive as one, for this
-    connection; False when the database has no archive yet or it holds no file."""
+    connection; False when the database has no archive yet or it holds no file.
+
+    The archive's folder is allowed first: user SQL runs with file access off (see
+    `readonly.lock_down`), and DuckDB's `allowed_directories` is what still lets the views
+    read (and the archiver write) there, and nowhere else."""
     where = location(connection)
-    if where is None or not where.has_files():
+    if where is None:
+        return False
+    _allow(connection, where)
+    if not where.has_files():
         return False
     (path,) = [p for p in sql_files("archive") if p.stem == "03_spans"]
     sql = path.read_text().format(
@@ -83,3 +90,22 @@ def layer_archive(connection: duckdb.DuckDBPyConnection) -> bool:
     )
     connection.execute(sql)
     return True
+
+
+def open_archive(
+    connection: duckdb.DuckDBPyConnection, root: str | os.PathLike[str], shard: str
+) -> ArchiveLocation:
+    """Set (or check) the archive of the database and read it with the hot table."""
+    where = set_location(connection, root, shard)
+    layer_archive(connection)
+    return where
+
+
+def _allow(connection: duckdb.DuckDBPyConnection, where: ArchiveLocation) -> None:
+    ((locked, allowed),) = connection.execute(
+        "SELECT current_setting('lock_configuration'), current_setting('allowed_directories')"
+    ).fetchall()
+    folder = f"{where.root}/"
+    if locked or folder in (allowed or []):
+        return  # locked by `serve` after it allowed the folder (or the file is read raw)
+    connection.execute("SET allowed_directories = ?", [[*(allowed or []), folder]])

@@ -45,9 +45,10 @@ def connect(
     """Open the database, migrated and with every view of `queries/views/` in place.
 
     A writable open migrates the file and (re)creates the views in it, so any DuckDB
-    client sees them. Where the database has an archive, `spans` reads the hot table and
-    the archive's Parquet files as one, for this connection (see `archive_location`). A read-only open never changes the file: it refuses a file that
+    client sees them. A read-only open never changes the file: it refuses a file that
     lacks migrations and defines the views as temporary ones, current for this tracegrade.
+    Where the database has an archive, `spans` reads the hot table and the archive's
+    Parquet files as one, for this connection (see `archive_location`).
     """
     db = resolve_path(path)
     if read_only and not db.exists():
