@@ -68,17 +68,20 @@ def test_kill_between_write_and_commit_and_between_commit_and_publish(tmp_path: 
 
     _kill_at(db, root, "written", tmp_path)
     assert len(_tmp_files(root)) == 1  # a file nobody committed
-    assert hot_count(db) == len(spans) and stored_spans(db, root) == spans
+    assert hot_count(db) == len(spans)
+    assert stored_spans(db, root) == spans
 
     _kill_at(db, root, "committed", tmp_path)  # its recovery deletes the orphan first
-    assert len(_tmp_files(root)) == 1 and _manifest(db) == 1
+    assert len(_tmp_files(root)) == 1
+    assert _manifest(db) == 1
     assert not list(root.glob(FILES_GLOB))
     assert len(stored_spans(db, root)) < len(spans)  # in the unpublished file meanwhile
 
     out = _finish(db, root)
     assert "rolled_forward 1" in out
     assert stored_spans(db, root) == spans
-    assert hot_count(db) == 0 and not _tmp_files(root)
+    assert hot_count(db) == 0
+    assert not _tmp_files(root)
     assert len(list(root.glob(FILES_GLOB))) == _manifest(db) == 12
 
 
@@ -95,5 +98,6 @@ def test_kill_at_random_moments(tmp_path: Path) -> None:
             victim.communicate()
     _finish(db, root)
     assert stored_spans(db, root) == spans
-    assert hot_count(db) == 0 and not _tmp_files(root)
+    assert hot_count(db) == 0
+    assert not _tmp_files(root)
     assert len(list(root.glob(FILES_GLOB))) == _manifest(db) == 12
