@@ -50,20 +50,52 @@ def score_loaded(
     if selection is None:
         runs = connection.execute("SELECT DISTINCT run_id FROM scored_turns").fetchall()
         selection = Selection(run_id=runs[0][0] if len(runs) == 1 else None)
+    run_metrics(connection, config, specs, has_expected=_has_expected(connection))
+    scoring_id = uuid.uuid4().hex[:12]
+    store_levels(connection, config, scoring_id)
+    result = decide(connection, scoring_id, selection, config)
+    _record(connection, result, selection, config)
+    return result
+
+
+def run_metrics(
+    connection: duckdb.DuckDBPyConnection,
+    config: ScoringConfig,
+    specs: dict[str, MetricSpec],
+    *,
+    has_expected: bool,
+) -> None:
+    """Every metric's SQL over the input tables, into `turn_scores` (with `scoring_criteria`).
+    Spark tasks run this on their share of the turns (see tracegrade.spark)."""
     register_functions(connection)
     load_prices(connection, config.prices)
-    metrics = _metrics_to_run(config, specs, has_expected=_has_expected(connection))
-    _load_criteria(connection, config, metrics)
+    metrics = load_criteria(connection, config, specs, has_expected=has_expected)
     _run_scorers(connection, metrics, config)
-    scoring_id = uuid.uuid4().hex[:12]
+
+
+def load_criteria(
+    connection: duckdb.DuckDBPyConnection,
+    config: ScoringConfig,
+    specs: dict[str, MetricSpec],
+    *,
+    has_expected: bool,
+) -> list[MetricSpec]:
+    """The metrics to run, and their criteria into `scoring_criteria`, which the levels read."""
+    metrics = _metrics_to_run(config, specs, has_expected)
+    _load_criteria(connection, config, metrics)
+    return metrics
+
+
+def store_levels(
+    connection: duckdb.DuckDBPyConnection, config: ScoringConfig, scoring_id: str
+) -> None:
+    """From `scored_turns` and `turn_scores` to the turn, case and run rows of `scores` and
+    `case_results`. The Spark driver runs this on the rows its tasks returned."""
     connection.execute("SET VARIABLE tg_scoring_id = ?", [scoring_id])
     connection.execute("SET VARIABLE tg_policy = ?", [config.repeat_policy.kind])
     connection.execute("SET VARIABLE tg_policy_k = ?", [config.repeat_policy.k])
     connection.execute(scoring_sql("levels"))
     connection.execute(scoring_sql("store"))
-    result = decide(connection, scoring_id, selection, config)
-    _record(connection, result, selection, config)
-    return result
 
 
 class NothingToScore(TracegradeError):
