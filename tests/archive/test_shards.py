@@ -64,7 +64,7 @@ def test_two_shards_archive_every_span_once(shards: list[Server], tmp_path: Path
     for i, server in enumerate(shards):
         exporter = OTLPSpanExporter(endpoint=server.traces_url, timeout=30)
         assert exporter.export(routed[i]) == SpanExportResult.SUCCESS
-        exporter.shutdown()
+        exporter.shutdown()  # type: ignore[no-untyped-call]
     for i, server in enumerate(shards):
         _wait_archived(server, len(routed[i]))
     # s0 reads its own (empty) hot table and the whole shared archive, s1's files included

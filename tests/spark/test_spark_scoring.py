@@ -11,6 +11,7 @@ from typing import Any
 
 import duckdb
 import pytest
+from typer.testing import CliRunner
 
 from tests.support.archive import eval_runs_db, traffic_db
 from tracegrade.scoring.stored import score_request
@@ -70,13 +71,16 @@ def _archived_twin(db: Path, tmp_path: Path) -> Path:
 
 
 def test_traffic_sample_scores_equal_local(spark: Any, tmp_path: Path) -> None:
-    from tracegrade.spark import SparkScoring, score_to
+    """Through `python -m tracegrade.spark score` (in this process: it finds the session);
+    --since reaches back past the data, so day pruning runs and keeps every turn."""
+    from tracegrade.spark.__main__ import app
 
     db = traffic_db(tmp_path / "hot.duckdb")
     archive = _archived_twin(db, tmp_path)
-    written = score_to(
-        spark, str(archive), SparkScoring(sample=0.5, partitions=4), tmp_path / "out"
-    )
+    args = ["score", "--archive", str(archive), "--out", str(tmp_path / "out")]
+    result = CliRunner().invoke(app, [*args, "--sample", "0.5", "--since", "3650d"])
+    assert result.exit_code == 0, result.output
+    written = json.loads(result.output.strip().splitlines()[-1])
 
     local = _local_scores(db, {"sample": 0.5})
     assert written["scores"] == len(local)
