@@ -59,7 +59,7 @@ def score_spans(table: pa.Table, config_raw: dict[str, Any], selection: Selectio
     try:
         _load_spans(connection, table)
         register_functions(connection)
-        engine.prepare_inputs(connection, selection)
+        engine.prepare_inputs(connection, selection.resolved(connection))
         if not connection.execute("SELECT 1 FROM scored_turns LIMIT 1").fetchall():
             return TASK_ROWS.empty_table()
         specs = available_metrics()
