@@ -57,6 +57,10 @@ def test_archive_moves_every_span_once_and_the_views_read_both(tmp_path: Path) -
     assert len(files) == 12  # 40 seeds 1000 s apart: traces started in 12 distinct hours
     assert all(part[0] == "shard=s0" for part in files)
     assert _turns(db) == turns
+    query = "SELECT count(*) AS n, count(DISTINCT trace_id) AS t FROM spans"
+    result = runner.invoke(app, ["sql", query, "--db", str(db), "--format", "csv"])
+    assert result.exit_code == 0, result.output
+    assert result.output.split() == ["n,t", f"{len(spans)},{len(turns)}"]  # a turn a trace
     assert _exported(db, tmp_path / "a.evalset.json") == _exported(
         tmp_path / "twin.duckdb", tmp_path / "b.evalset.json"
     )
