@@ -20,6 +20,7 @@ from tracegrade.scoring import engine
 from tracegrade.scoring.criteria import parse_config
 from tracegrade.scoring.metrics import available_metrics
 from tracegrade.scoring.stored import run_criteria
+from tracegrade.spark.tasks import load_spans
 
 OUTPUTS = ("scores", "case_results")
 
@@ -63,12 +64,10 @@ def write_outputs(connection: duckdb.DuckDBPyConnection, out: Path) -> dict[str,
 
 def run_criteria_of(eval_spans: pa.Table, run_id: str) -> dict[str, Any] | None:
     """The criteria an eval run was made with, read from its own spans."""
-    connection = _store()
+    connection = duckdb.connect()
     try:
-        connection.register("eval_spans", eval_spans)
-        names = ", ".join(c for c in eval_spans.schema.names if c not in ("shard", "day", "hour"))
-        connection.execute(f"INSERT INTO spans ({names}) SELECT {names} FROM eval_spans")  # noqa: S608 — the archive's column names
-        for path in [*sql_files("macros"), *sql_files("views")]:
+        load_spans(connection, eval_spans)
+        for path in sql_files("views"):
             connection.execute(path.read_text())
         return run_criteria(connection, run_id)
     finally:

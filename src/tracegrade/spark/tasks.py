@@ -57,7 +57,8 @@ def score_spans(table: pa.Table, config_raw: dict[str, Any], selection: Selectio
     """The turn rows (TASK_ROWS) of the turns `selection` picks among these spans."""
     connection = duckdb.connect(config={"threads": 1})
     try:
-        _load_spans(connection, table)
+        load_spans(connection, table)
+        _apply_views(connection)
         register_functions(connection)
         engine.prepare_inputs(connection, selection.resolved(connection))
         if not connection.execute("SELECT 1 FROM scored_turns LIMIT 1").fetchall():
@@ -74,18 +75,26 @@ def score_spans(table: pa.Table, config_raw: dict[str, Any], selection: Selectio
         connection.close()
 
 
-def _load_spans(connection: duckdb.DuckDBPyConnection, table: pa.Table) -> None:
-    for path in sql_files("migrations"):
-        connection.execute(path.read_text())
+def load_spans(connection: duckdb.DuckDBPyConnection, table: pa.Table) -> None:
+    """Archived spans into a new in-memory store: the `spans` table of the first migration
+    filled with them, then the macros and the later migrations, which fill any column they
+    derive from the stored ones as for a database written by an older tracegrade."""
+    first, *later = sql_files("migrations")
+    connection.execute(first.read_text())
     columns = [name for name in table.schema.names if name not in ("shard", "day", "hour")]
     select = ", ".join(f"{c}::JSON" if c in JSON_COLUMNS else c for c in columns)
-    connection.register("task_spans", table)
-    names = ", ".join(columns)
+    connection.register("archived_spans", table)
     connection.execute(
-        f"INSERT OR IGNORE INTO spans ({names}) SELECT {select} FROM task_spans"  # noqa: S608 — the archive's column names
+        f"INSERT OR IGNORE INTO spans ({', '.join(columns)}) "  # noqa: S608 — the archive's column names
+        f"SELECT {select} FROM archived_spans"
     )
-    connection.unregister("task_spans")
-    for path in [*sql_files("macros"), *sql_files("views")]:
+    connection.unregister("archived_spans")
+    for path in [*sql_files("macros"), *later]:
+        connection.execute(path.read_text())
+
+
+def _apply_views(connection: duckdb.DuckDBPyConnection) -> None:
+    for path in sql_files("views"):
         text = path.read_text()
         connection.execute(text.replace(_AGENT_SPANS_VIEW, "CREATE TABLE agent_spans AS"))
     register_view_functions(connection)
