@@ -58,7 +58,8 @@ def test_read_only_refuses_a_file_from_an_older_tracegrade(db_path: Path) -> Non
     raw.execute(sql_files("migrations")[0].read_text())
     raw.close()
     with pytest.raises(
-        DatabaseError, match=r"written by an older tracegrade \(missing 002_scores\).*db upgrade"
+        DatabaseError,
+        match=r"written by an older tracegrade \(missing 002_scores, 004_archive\).*db upgrade",
     ):
         connect(db_path, read_only=True)
     connect(db_path).close()  # a writable open upgrades it

@@ -41,6 +41,13 @@ def hot_spans(connection: duckdb.DuckDBPyConnection) -> str:
 
 
 def location(connection: duckdb.DuckDBPyConnection) -> ArchiveLocation | None:
+    """The database's archive; None when it has none (or no such table: a bare connection)."""
+    exists = connection.execute(
+        "SELECT 1 FROM duckdb_tables() WHERE table_name = 'archive_location' "
+        "AND database_name = current_database() AND schema_name = 'main'"
+    ).fetchall()
+    if not exists:
+        return None
     rows = connection.execute("SELECT root, shard FROM archive_location LIMIT 1").fetchall()
     return ArchiveLocation(Path(rows[0][0]), rows[0][1]) if rows else None
 
