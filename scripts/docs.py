@@ -82,7 +82,7 @@ def exit_codes() -> str:
         ):
             docs[node.targets[0].id] = str(after.value.value)
     rows = "\n".join(
-        f"| {code.value} | `{code.name}` | {docs.get(code.name, '')} |"
+        f"| {code.value} | `{code.name}` | {' '.join(docs.get(code.name, '').split())} |"
         for code in exit_codes_module.ExitCode
     )
     return f"| code | name | meaning |\n| --- | --- | --- |\n{rows}\n"

@@ -1,6 +1,7 @@
 -- metric: cost_usd
 -- better: lower
 -- needs: nothing
+-- range: 0..
 -- unit: USD
 -- One row per turn: what its model calls cost at the `prices` table's rates (USD per 1M
 -- tokens), AgentTool internals included since they are paid for. Cached input tokens are

@@ -1,6 +1,7 @@
 -- metric: inference_call_count
 -- better: lower
 -- needs: nothing
+-- range: 0..
 -- aliases: inference_call_count_v1
 -- One row per turn: model calls that answered, as ADK's inference_call_count_v1 counts them
 -- (a call that raised is not counted; AgentTool internals are not). NULL when the turn has

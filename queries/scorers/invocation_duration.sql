@@ -1,6 +1,7 @@
 -- metric: invocation_duration
 -- better: lower
 -- needs: nothing
+-- range: 0..
 -- aliases: invocation_duration_v1
 -- unit: s
 -- One row per turn: its duration in seconds, as ADK's invocation_duration_v1, with ADK's

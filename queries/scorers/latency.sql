@@ -1,6 +1,7 @@
 -- metric: latency
 -- better: lower
 -- needs: nothing
+-- range: 0..
 -- unit: ms
 -- One row per turn: the turn's wall-clock time in milliseconds (its root span). Budgets:
 -- `max` per turn, `p50` / `p95` over the run.

@@ -1,6 +1,7 @@
 -- metric: response_match_score
 -- better: higher
 -- needs: expected
+-- range: 0..1
 -- One row per turn with an expectation: ADK's ROUGE-1 F-measure of the final response
 -- against the reference (ADK's tokenizer with Porter stemming; tg_rouge_counts counts the
 -- shared tokens). A missing response or reference counts as empty text and scores 0.0, as

@@ -1,6 +1,7 @@
 -- metric: response_unigram_f1
 -- better: higher
 -- needs: expected
+-- range: 0..1
 -- One row per turn with an expectation: plain unigram F1 of the final response against the
 -- reference: lower-cased [a-z0-9]+ tokens, clipped counts, no stemming (tg_unigram_counts).
 -- Easier to reason about than ROUGE; empty text scores 0.0.

@@ -1,6 +1,7 @@
 -- metric: token_usage
 -- better: lower
 -- needs: nothing
+-- range: 0..
 -- aliases: token_usage_v1
 -- unit: tokens
 -- One row per turn: input + output tokens, as ADK's token_usage_v1 (output includes

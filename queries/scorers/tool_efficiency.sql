@@ -1,6 +1,7 @@
 -- metric: tool_efficiency
 -- better: higher
 -- needs: nothing
+-- range: 0..1
 -- One row per turn that called tools: distinct (name, canonical args) calls / all calls,
 -- so 1.0 means no call was repeated. NULL when arguments were not captured (repeats
 -- cannot be told apart from calls with other arguments).

@@ -1,6 +1,7 @@
 -- metric: tool_error_rate
 -- better: lower
 -- needs: nothing
+-- range: 0..1
 -- One row per turn that called tools: the share of its tool calls that failed: raised,
 -- returned an error ({"error": ...}), named an unknown tool, returned a blank result (unless
 -- the option blank_is_error is false; transfer_to_agent, which returns nothing by design,

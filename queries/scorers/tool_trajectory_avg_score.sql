@@ -1,6 +1,7 @@
 -- metric: tool_trajectory_avg_score
 -- better: higher
 -- needs: expected
+-- range: 0..1
 -- One row per turn with an expectation: 1.0 when the turn's tool calls match the expected
 -- ones under the criterion's match_type, else 0.0 (PRECISION and RECALL give the matched
 -- share); the case score is the mean over its turns, as in ADK. Options (tg_options):

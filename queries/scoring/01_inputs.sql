@@ -32,10 +32,24 @@ JOIN expected_turns e
   ON e.run_id = t.run_id AND e.eval_set_id = t.eval_set_id
  AND e.case_id = t.case_id AND e.turn_index = t.turn_index;
 
--- scored_expected_calls: the expected tool calls of those turns, in order.
+-- scored_expected_calls: the expected tool calls of those turns, in order. An expected call
+-- given without arguments compares as `{}`: ADK matches it to a call the model made without
+-- arguments (None on both sides), but the execute_tool span of that call says `{}` (ADK
+-- runs a tool with `args or {}`), and spans cannot tell the model's None from `{}`. So a
+-- call without arguments matches one expected without them, however either spells it
+-- (docs/metrics.md, "Calls without arguments"). Inputs loaded directly keep them apart.
 CREATE OR REPLACE TEMP TABLE scored_expected_calls AS
-SELECT t.turn_id, e.seq, e.name, tg_canonical_json(e.args) AS args
+SELECT t.turn_id, e.seq, e.name, coalesce(tg_canonical_json(e.args), '{}') AS args
 FROM scored_turns t
 JOIN expected_tool_calls e
   ON e.run_id = t.run_id AND e.eval_set_id = t.eval_set_id
  AND e.case_id = t.case_id AND e.turn_index = t.turn_index;
+
+-- scored_plan: every turn each case repeat of the scored eval run set out to replay, run
+-- or not (a run stopped part-way by Ctrl-C leaves some out). Empty for traffic.
+CREATE OR REPLACE TEMP TABLE scored_plan AS
+SELECT e.run_id, e.eval_set_id, e.case_id, unnest(range(coalesce(r.repeats, 1))) AS repeat,
+       e.turn_index
+FROM expected_turns e
+JOIN eval_runs r USING (run_id)
+WHERE e.run_id IN (SELECT run_id FROM scored_turns WHERE run_id IS NOT NULL);

@@ -40,6 +40,14 @@ WITH rows AS (
     JOIN scoring_criteria c ON t.has_expected OR NOT c.needs_expected
     WHERE t.is_error
       AND NOT EXISTS (SELECT 1 FROM turn_scores s WHERE s.turn_id = t.turn_id AND s.metric = c.metric)
+    UNION ALL
+    -- An eval turn with no expectation (its case's expectations never arrived) is not
+    -- evaluated by a gating metric that needs one, and says why.
+    SELECT c.metric, t.turn_id, t.run_id, t.eval_set_id, t.case_id, t.repeat, t.turn_index,
+           false, NULL, json_object('reason', 'no expectation: no expected turn was recorded for it')
+    FROM scored_turns t
+    JOIN scoring_criteria c ON c.gating AND c.needs_expected
+    WHERE t.case_id IS NOT NULL AND NOT t.has_expected AND NOT t.is_error
 ),
 judged AS (
     SELECT
@@ -100,7 +108,13 @@ WITH grouped AS (
         max(l.score) AS max,
         count(l.score) AS evaluated,
         count(*) FILTER (l.is_error) AS errored,
-        count(*) FILTER (l.passed = false) AS failed_turns
+        count(*) FILTER (l.passed = false) AS failed_turns,
+        count(*) FILTER (l.status = 'not_evaluated') AS not_evaluated,
+        -- Why turns were not evaluated: the scorer's detail.reason (a judge that failed,
+        -- arguments not captured, no expectation), else that the metric had no value.
+        list_sort(list_distinct(coalesce(list(
+            coalesce(l.detail->>'reason', 'the metric had no value for it')
+        ) FILTER (l.status = 'not_evaluated'), []))) AS reasons
     FROM level_turn l
     GROUP BY ALL
 ),
@@ -120,14 +134,16 @@ SELECT
     json_object(
         'p50', quantiles[1], 'p95', quantiles[2], 'max', max, 'evaluated', evaluated,
         'errored', errored, 'failed_turns', failed_turns, 'p50_bound', p50_bound,
-        'p95_bound', p95_bound
+        'p95_bound', p95_bound, 'not_evaluated', not_evaluated, 'reasons', reasons
     ) AS detail
 FROM judged;
 
 -- Per case: how its repeats went, and the verdict under the repeat policy (variables
 -- tg_policy, all | majority | at_least, and tg_policy_k). A repeat with an errored turn is
 -- an error: left out of the policy, counted against the error budget instead. A repeat
--- fails when a gating metric failed, passes when one passed and none failed (ADK's rule).
+-- fails when a gating metric failed, passes when one passed and none failed (ADK's rule);
+-- with no gating metric evaluated it is not_evaluated. A case of the run's plan none of
+-- whose repeats has a scored turn did not run (the run was stopped): not_run.
 CREATE OR REPLACE TEMP TABLE case_outcomes AS
 WITH repeats AS (
     SELECT
@@ -150,6 +166,13 @@ counted AS (
             list(failed_metrics) FILTER (NOT errored AND failed_metrics IS NOT NULL), [])))) AS failed_metrics
     FROM repeats
     GROUP BY ALL
+),
+never_ran AS (
+    SELECT DISTINCT p.run_id, p.eval_set_id, p.case_id
+    FROM scored_plan p
+    WHERE NOT EXISTS (
+        SELECT 1 FROM counted c
+        WHERE c.run_id = p.run_id AND c.eval_set_id = p.eval_set_id AND c.case_id = p.case_id)
 )
 SELECT
     *,
@@ -164,4 +187,19 @@ SELECT
         ELSE 'failed'
     END AS verdict,
     0 < passed_repeats AND passed_repeats < passed_repeats + failed_repeats AS flaky
-FROM counted;
+FROM counted
+UNION ALL BY NAME
+SELECT
+    run_id, eval_set_id, case_id, 0 AS repeats, 0 AS passed_repeats, 0 AS failed_repeats,
+    0 AS errored_repeats, []::VARCHAR[] AS failed_metrics, 'not_run' AS verdict, false AS flaky
+FROM never_ran;
+
+-- The turns of the run's plan that were never scored, for the gate: a run with any is
+-- incomplete (see scoring/verdict.py).
+CREATE OR REPLACE TEMP TABLE turns_not_run AS
+SELECT p.*
+FROM scored_plan p
+WHERE NOT EXISTS (
+    SELECT 1 FROM scored_turns t
+    WHERE t.run_id = p.run_id AND t.eval_set_id = p.eval_set_id AND t.case_id = p.case_id
+      AND t.repeat = p.repeat AND t.turn_index = p.turn_index);

@@ -9,10 +9,18 @@ class ExitCode(IntEnum):
     OK = 0
     """Everything passed (or the command did what it was asked)."""
     GATE_FAILED = 1
-    """The gate failed: a case under its threshold, a `diff` regression, a `lint-tools` error."""
+    """The gate failed: a case under its threshold or over a budget, a `diff` (or `--baseline`)
+    regression (a tolerance exceeded among them), a `lint-tools` error."""
     USAGE_ERROR = 2
     """Bad options or bad input: a malformed eval set, a missing file, a locked database."""
     ERRORS_OVER_LIMIT = 3
     """More turns errored (agent, model or tool crashed) than `max_error_rate` allows."""
+    NOT_EVALUATED = 4
+    """Nothing failed, but some case had no criterion evaluated (an unsupported metric,
+    arguments not captured, no expectation); a line names each metric and why.
+    `--allow-not-evaluated` (or `allow_not_evaluated` in the config) makes it 0."""
+    INCOMPLETE = 5
+    """The eval run is incomplete: it was interrupted, and some case repeats never ran, so
+    it cannot pass however the rest scored."""
     INTERRUPTED = 130
     """Stopped by Ctrl-C."""

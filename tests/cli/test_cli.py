@@ -127,7 +127,7 @@ def test_sql_formats(tmp_path: Path) -> None:
         "sql", "SELECT tool_calls FROM turns ORDER BY start_ns", "-f", "json", cwd=tmp_path
     )
     as_csv = tracegrade("sql", query, "-f", "csv", cwd=tmp_path)
-    assert [json.loads(line) for line in as_json.stdout.splitlines()] == [
+    assert json.loads(as_json.stdout) == [
         {"tool_calls": 3},
         {"tool_calls": 1},
     ]

@@ -10,8 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from google.adk.evaluation.eval_set import EvalSet
 
 from tests.evalset.evalset_adk_reference import VALID_DIR, VALID_FILES
+from tracegrade.errors import EvalSetError
 from tracegrade.evalset import (
     Case,
     ExpectedCall,
@@ -197,11 +199,51 @@ def _add_future_keys(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def test_unknown_keys_are_ignored_at_every_level(tmp_path: Path) -> None:
+def test_keys_adk_refuses_refuse_the_file_unless_ignored(tmp_path: Path) -> None:
     newer = tmp_path / "home.evalset.json"
     newer.write_text(json.dumps(_add_future_keys(_raw(HOME))), encoding="utf-8")
 
+    with pytest.raises(EvalSetError) as refused:
+        load_eval_set(newer)
+    with pytest.raises(ValueError, match="Extra inputs are not permitted"):  # ADK refuses it too
+        EvalSet.model_validate(json.loads(newer.read_text()))
+    ignored = load_eval_set(newer, ignore_unknown_keys=True)
+
+    first = _raw(HOME)["eval_cases"][0]["eval_id"]
+    assert str(refused.value).startswith(
+        f"eval set '{newer}' case '{first}': conversation[0] (and "
+    )
+    assert "ADK refuses the unknown key added_in_adk_9; fix the file, or pass" in str(refused.value)
+    assert ignored.cases == load_eval_set(HOME).cases
+    assert ignored.warnings == (
+        f"eval set '{newer}': ignoring keys ADK refuses: added_in_adk_9; first in case "
+        f"'{first}': conversation[0] (and {_refused_places(_raw(HOME)) - 1} more places)",
+    )
+
+
+def test_keys_adk_allows_are_ignored(tmp_path: Path) -> None:
+    data = _raw(HOME)
+    data["added_in_adk_9"] = True  # EvalSet ignores unknown keys,
+    for case in data["eval_cases"]:
+        case["addedInAdk9"] = {"nested": 1}  # EvalCase and SessionInput allow them
+    newer = tmp_path / "home.evalset.json"
+    newer.write_text(json.dumps(data), encoding="utf-8")
+
+    EvalSet.model_validate(data)
     assert load_eval_set(newer).cases == load_eval_set(HOME).cases
+    assert load_eval_set(newer).warnings == ()
+
+
+def _refused_places(data: dict[str, Any]) -> int:
+    """Objects `_add_future_keys` gives a key ADK refuses: invocations, user messages,
+    their parts and the expected calls."""
+    return sum(
+        2
+        + len(invocation["user_content"]["parts"])
+        + len(invocation.get("intermediate_data", {}).get("tool_uses", []))
+        for case in data["eval_cases"]
+        for invocation in case["conversation"]
+    )
 
 
 def _single_turn_set(user_content: dict[str, Any], conversation: bool = True) -> dict[str, Any]:

@@ -191,8 +191,8 @@ def test_the_run_and_its_expectations_are_recorded(
         ("transfer", 0, 2, "show_cart"),
     ]
     assert json.loads(expected[0]["args"]) == {"item": "pear", "quantity": 1.0}
-    assert expected[1]["args"] is None  # no args given, which is not {}
-    assert json.loads(expected[3]["args"]) == {}
+    assert json.loads(expected[1]["args"]) == {"verbose": True}
+    assert expected[3]["args"] is None  # no args given, which is not {}
     texts = _rows(
         writer.connection,
         "SELECT user_text, final_text FROM expected_turns "

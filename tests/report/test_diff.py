@@ -6,8 +6,10 @@ import json
 from pathlib import Path
 
 from tests.report.helpers import BASE_RUN, NEXT_RUN, score_with
+from tests.support.cli import invoke
 from tests.support.paths import DATA
 from tracegrade.capture import BlockingSpanProcessor
+from tracegrade.exit_codes import ExitCode
 from tracegrade.harness import RunOptions, run_eval
 from tracegrade.report import DiffTolerances, RunDiff, diff_runs, render_diff
 from tracegrade.scoring import Selection
@@ -104,3 +106,35 @@ def _changed_shop_eval_set(folder: Path) -> Path:
     path = folder / "shop.evalset.json"
     path.write_text(json.dumps(document))
     return path
+
+
+def _priced(input_usd: float) -> dict[str, object]:
+    prices = {m: {"input": input_usd, "output": 1.0} for m in ("shop-model", "billing-model")}
+    return {"criteria": {"tool_trajectory_avg_score": 1.0}, "tracegrade": {"prices": prices}}
+
+
+def test_a_tolerance_exceeded_alone_is_a_regression(
+    captured: BlockingSpanProcessor, writer: SpanWriter, db_path: Path
+) -> None:
+    runs = [run_eval(RunOptions(eval_sets=[str(SHOP)], agent=SHOP_AGENT)).run_id for _ in "ab"]
+    assert captured.force_flush()
+    # The same answers, at twice the price: only the cost changed.
+    for run_id, input_usd in zip(runs, (1.0, 2.0), strict=True):
+        score_with(writer.connection, Selection(run_id=run_id), _priced(input_usd))
+    writer.close()
+
+    done = invoke("diff", *runs, "--latency-ms", "60000", "--db", str(db_path))
+    lenient = invoke(
+        "diff", *runs, "--latency-ms", "60000", "--cost-pct", "200", "--db", str(db_path)
+    )
+
+    assert done.exit_code == ExitCode.GATE_FAILED, done.output
+    assert (
+        "OVER TOLERANCE shop/pear_only\n"
+        "  cost per repeat $0.000351 → $0.000686 (+95%, tolerance 10%)\n"
+    ) in done.stdout
+    assert done.stdout.splitlines()[-1] == (
+        "REGRESSION: 2 cases got worse beyond a tolerance → exit code 1 (quality gate failed)"
+    )
+    assert lenient.exit_code == ExitCode.OK, lenient.output
+    assert "No regression → exit code 0" in lenient.stdout

@@ -7,7 +7,16 @@ from typing import Any
 import pytest
 
 from tests.report.helpers import compare_golden
-from tracegrade.report.explain import trajectory_reason
+from tracegrade.report.explain import as_lines, failures, trajectory_reason
+from tracegrade.report.models import (
+    CaseReport,
+    Criterion,
+    ErrorInfo,
+    MetricScore,
+    RepeatReport,
+    ToolCall,
+    TurnReport,
+)
 from tracegrade.report.values import call
 
 
@@ -72,3 +81,54 @@ def test_a_changed_golden_file_fails_with_a_unified_diff(tmp_path: Any) -> None:
     assert "-old\n+new" in str(failure.value)
     compare_golden(path, "same\nnew\n", update=True)
     assert path.read_text() == "same\nnew\n"
+
+
+def _failed_turn(calls: list[ToolCall]) -> CaseReport:
+    score = MetricScore(
+        metric="tool_trajectory_avg_score", score=0.0, threshold=1.0, status="failed", gating=True
+    )
+    # Only the fields the explanation reads (model_construct skips validation).
+    turn: dict[str, Any] = {
+        "turn_index": 0,
+        "user_text": "Find isbn 000",
+        "tool_calls": calls,
+        "scores": [score],
+    }
+    repeat = RepeatReport(
+        repeat=0, verdict="failed", scores=[], turns=[TurnReport.model_construct(**turn)]
+    )
+    case: dict[str, Any] = {"repeat_results": [repeat]}
+    return CaseReport.model_construct(**case)
+
+
+def test_a_failed_turn_names_its_failed_calls_with_the_tools_own_message() -> None:
+    returned = ToolCall(
+        name="lookup",
+        args={"isbn": "000"},
+        args_captured=True,
+        error=ErrorInfo(type="TOOL_ERROR", message="unknown isbn 000"),
+    )
+    raised = ToolCall(
+        name="pay",
+        args={},
+        args_captured=True,
+        error=ErrorInfo(type="ValueError", message="ValueError: card declined"),
+    )
+    fine = ToolCall(name="show", args={}, args_captured=True)
+    criteria = [
+        Criterion(
+            metric="tool_trajectory_avg_score",
+            better="higher",
+            threshold=1.0,
+            max=None,
+            p50=None,
+            p95=None,
+        )
+    ]
+
+    [finding] = failures(_failed_turn([returned, raised, fine]), criteria)
+
+    assert as_lines(finding)[-2:] == [
+        '  tool lookup(isbn="000") returned an error: unknown isbn 000',
+        "  tool pay({}) raised: ValueError: card declined",
+    ]

@@ -7,6 +7,8 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from tests.report.helpers import BASE_RUN, NEXT_RUN, SCORED_AT, fixed_scoring
 from tracegrade.report import (
     RunReport,
@@ -24,9 +26,18 @@ from tracegrade.store import LocalReader
 Golden = Callable[[str, str], None]
 
 
-def test_terminal_summary(base_report: RunReport, golden: Golden) -> None:
+@pytest.mark.parametrize("width", [80, 120, None], ids=["80", "120", "piped"])
+def test_terminal_summary(base_report: RunReport, golden: Golden, width: int | None) -> None:
     report = fixed_scoring(base_report, "scoring-base")
-    golden("run_terminal.txt", render_terminal(report, width=100, color=False))
+    text = render_terminal(report, width=width, color=False)
+    golden(f"run_terminal_{width or 'piped'}.txt", text)
+    table = text.split("\nrun metric")[0]
+    if width is not None:
+        assert max(len(line) for line in text.splitlines()) <= width
+    # Headers and cells whole: no word split across lines, no value cut.
+    for whole in ("trajectory", "avg_score", "response", "p50/p95", "two_turns_with_state"):
+        assert whole in table or (width == 80 and whole == "p50/p95")
+    assert ("$0.000645*" in table) == (width != 80)
 
 
 def test_json_report(base_report: RunReport, golden: Golden) -> None:

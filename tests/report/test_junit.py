@@ -64,7 +64,7 @@ def test_one_suite_per_eval_set_and_one_testcase_per_case(
 def test_failures_and_errors_are_distinct(root: ET.Element) -> None:
     failed = _case(root, "shop", "pear_only")
     assert [child.tag for child in failed] == ["failure"]
-    assert "expected show_cart() with no args, got show_cart({})" in (failed[0].text or "")
+    assert "response_match_score 0.00, needs ≥ 0.80" in (failed[0].text or "")
     flaky = _case(root, "extras", "pear_price")
     assert "(flaky)" in flaky[0].get("message", "")
     errored = _case(root, "shop", "tool_crash")
@@ -109,9 +109,21 @@ def test_properties_name_the_run(root: ET.Element, report: RunReport) -> None:
     assert properties["eval_set_path"] == "tests/data/evalsets/harness/shop.evalset.json"
 
 
-def test_not_evaluated_cases_are_skipped(report: RunReport) -> None:
+def test_not_evaluated_cases_fail_unless_allowed(report: RunReport) -> None:
+    reason = "needs an LLM judge or Vertex AI, which tracegrade does not run"
     case = report.cases[0].model_copy(update={"verdict": "not_evaluated"})
-    root = ET.fromstring(to_junit(report.model_copy(update={"cases": [case]})))
-    (testcase,) = root.iter("testcase")
-    assert [child.tag for child in testcase] == ["skipped"]
-    assert root.get("skipped") == "1"
+    scoring = report.scoring.model_copy(update={"not_evaluated": {"safety_v1": reason}})
+    strict = report.model_copy(update={"cases": [case], "scoring": scoring})
+    allowed = strict.model_copy(
+        update={"scoring": scoring.model_copy(update={"allow_not_evaluated": True})}
+    )
+
+    (failed,) = ET.fromstring(to_junit(strict)).iter("testcase")
+    (skipped,) = ET.fromstring(to_junit(allowed)).iter("testcase")
+
+    assert [(c.tag, c.get("type")) for c in failed] == [("failure", "not_evaluated")]
+    assert failed[0].text == f"safety_v1: {reason}"
+    assert [c.tag for c in skipped] == ["skipped"]
+    assert skipped[0].get("message") == (
+        f"not evaluated: no criterion could score it (safety_v1: {reason})"
+    )

@@ -211,12 +211,14 @@ def test_a_whole_file_reads_into_the_config_scoring_records() -> None:
                     "args_match_per_tool": {"search": "IGNORE"},
                     "unordered_parallel_calls": True,
                 },
+                "better": "higher",
             },
             "response_match_score": {
                 "metric": "response_match_score",
                 **gates,
                 "threshold": 0.7,
                 "options": {},
+                "better": "higher",
             },
             "token_usage": {
                 "metric": "token_usage",
@@ -224,8 +226,15 @@ def test_a_whole_file_reads_into_the_config_scoring_records() -> None:
                 "max": 4000.0,
                 "p95": 3000.0,
                 "options": {},
+                "better": "lower",
             },
-            "latency": {"metric": "latency", **gates, "max": 8000.0, "options": {}},
+            "latency": {
+                "metric": "latency",
+                **gates,
+                "max": 8000.0,
+                "options": {},
+                "better": "lower",
+            },
         },
         "not_evaluated": {
             "hallucinations_v1": "needs an LLM judge or Vertex AI, which tracegrade does not run"
@@ -233,6 +242,7 @@ def test_a_whole_file_reads_into_the_config_scoring_records() -> None:
         "repeat_policy": {"kind": "at_least", "k": 2},
         "max_error_rate": 0.25,
         "prices": {"my-model": {"input": 0.3, "cached_input": 0.03, "output": 2.5}},
+        "allow_not_evaluated": False,
     }
 
 

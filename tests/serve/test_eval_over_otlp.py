@@ -87,7 +87,7 @@ def test_a_run_over_otlp_scores_like_an_in_process_run(tmp_path: Path) -> None:
 
     assert local.returncode == remote.returncode == 1, (local.stderr, remote.stderr)
     assert served_sql.returncode == 0, served_sql.stderr
-    assert json.loads(served_sql.stdout) == {"cases": 5}
+    assert json.loads(served_sql.stdout) == [{"cases": 5}]
     assert rescored.returncode == 1, rescored.stderr
     assert report.returncode == 1, report.stderr
     assert "shop/pear_only" in report.stdout

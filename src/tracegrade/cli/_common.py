@@ -60,8 +60,10 @@ def user_errors() -> Iterator[None]:
         yield
     except TracegradeError as exc:
         raise fail(str(exc)) from None
-    except KeyboardInterrupt:
-        raise fail("interrupted", ExitCode.INTERRUPTED) from None
+    except KeyboardInterrupt as exc:
+        raise fail(
+            f"interrupted: {exc}" if str(exc) else "interrupted", ExitCode.INTERRUPTED
+        ) from None
     except Exception as exc:
         damaged = _damaged(exc)
         if damaged is None:
@@ -77,6 +79,21 @@ def _damaged(exc: Exception) -> str | None:
 
     error = damaged_while_reading(exc)
     return None if error is None else str(error)
+
+
+@contextmanager
+def sql_errors(what: str) -> Iterator[None]:
+    """DuckDB failing the user's own SQL as it runs (an unknown column, a write in a
+    read-only query) is theirs to fix: one line with DuckDB's message, exit 2."""
+    import duckdb
+
+    from tracegrade.store.readonly import one_line
+
+    try:
+        yield
+    except duckdb.Error as exc:
+        # A damaged block is the database's fault, not the query's: said as such.
+        raise fail(_damaged(exc) or f"{what}: {one_line(str(exc))}") from None
 
 
 def quiet_agent_logs() -> None:

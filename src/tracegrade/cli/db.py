@@ -5,11 +5,14 @@ from __future__ import annotations
 import typer
 
 from tracegrade.cli._common import DbOption, user_errors
+from tracegrade.cli._help import Command, Group
 
-app = typer.Typer(help="The DuckDB file: its path, and upgrading it.", no_args_is_help=True)
+app = typer.Typer(
+    cls=Group, help="The DuckDB file: its path, and upgrading it.", no_args_is_help=True
+)
 
 
-@app.command("path")
+@app.command("path", cls=Command)
 def path(db: DbOption = None) -> None:
     """Print the database path, to open it in any DuckDB client."""
     from tracegrade.store import resolve_path
@@ -17,7 +20,7 @@ def path(db: DbOption = None) -> None:
     typer.echo(str(resolve_path(db).resolve()))
 
 
-@app.command("upgrade")
+@app.command("upgrade", cls=Command)
 def upgrade(db: DbOption = None) -> None:
     """Apply pending migrations and refresh the views and macros."""
     from tracegrade.store import connect, resolve_path

@@ -15,24 +15,41 @@ def diff(
     base: Annotated[str, typer.Argument(help="The run to compare against.")],
     new: Annotated[str, typer.Argument(help="The run to check.")],
     latency_pct: Annotated[
-        float, typer.Option(help="Latency increase tolerated, in percent.")
+        float, typer.Option(min=0, help="Latency increase tolerated, in percent.")
     ] = 20.0,
     latency_ms: Annotated[
-        float, typer.Option(help="...and in milliseconds: smaller rises are jitter.")
+        float, typer.Option(min=0, help="...and in milliseconds: smaller rises are jitter.")
     ] = 50.0,
-    cost_pct: Annotated[float, typer.Option(help="Cost increase tolerated, in percent.")] = 10.0,
-    tokens_pct: Annotated[float, typer.Option(help="Token increase tolerated, in percent.")] = 10.0,
+    cost_pct: Annotated[
+        float, typer.Option(min=0, help="Cost increase tolerated, in percent.")
+    ] = 10.0,
+    tokens_pct: Annotated[
+        float, typer.Option(min=0, help="Token increase tolerated, in percent.")
+    ] = 10.0,
+    tool_calls: Annotated[
+        float, typer.Option(min=0, help="More tool calls per repeat tolerated.")
+    ] = 0.0,
     db: DbOption = None,
     server: ServerOption = None,
 ) -> None:
-    """Per case: pass→fail, more tool calls, latency/cost/tokens up, trajectory changes."""
+    """Per case: pass→fail, more tool calls, latency/cost/tokens up, trajectory changes.
+
+    A case that passed and now does not is a regression; so is one that got worse beyond a
+    tolerance (tool calls, latency, cost, tokens). Either exits 1. Trajectory changes are
+    shown, and do not fail.
+    """
     from tracegrade.cli._access import open_reader
+    from tracegrade.cli._report import width
     from tracegrade.report import DiffTolerances, diff_runs, render_diff
 
     tolerances = DiffTolerances(
-        latency_pct=latency_pct, latency_ms=latency_ms, cost_pct=cost_pct, tokens_pct=tokens_pct
+        latency_pct=latency_pct,
+        latency_ms=latency_ms,
+        cost_pct=cost_pct,
+        tokens_pct=tokens_pct,
+        tool_calls=tool_calls,
     )
     with user_errors(), open_reader(db, server) as reader:
         result = diff_runs(reader, base, new, tolerances)
-    typer.echo(render_diff(result, color=sys.stdout.isatty()), nl=False)
+    typer.echo(render_diff(result, width=width(), color=sys.stdout.isatty()), nl=False)
     raise typer.Exit(int(ExitCode.GATE_FAILED if result.regressed else ExitCode.OK))

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from tracegrade.cli._common import DbOption, ServerOption, user_errors
+from tracegrade.cli._common import DbOption, ServerOption, fail, sql_errors, user_errors
 
 
 def export_evalset(
@@ -32,10 +32,12 @@ def export_evalset(
     from tracegrade.evalset.from_traffic import cases_from_traffic
 
     set_id = eval_set_id or out.name.removesuffix(".json").removesuffix(".evalset")
-    with user_errors(), open_reader(db, server) as reader:
+    with user_errors(), open_reader(db, server) as reader, sql_errors(f"--where {where!r}"):
         exported = cases_from_traffic(reader, where, set_id, limit)
     for warning in exported.warnings:
         typer.echo(f"tracegrade: {warning}", err=True)
+    if not exported.cases:
+        raise fail(f"nothing to export: no session matching {where!r} can be replayed (see above)")
     write_eval_set(out, set_id, exported.cases)
     turns = sum(len(case.turns) for case in exported.cases)
     typer.echo(f"{out}: {len(exported.cases)} cases, {turns} turns")

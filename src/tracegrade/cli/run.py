@@ -52,6 +52,21 @@ def run(
     turn_timeout: Annotated[
         float, typer.Option(help="Seconds before a turn counts as hung.")
     ] = 600.0,
+    ignore_unknown_keys: Annotated[
+        bool,
+        typer.Option(
+            "--ignore-unknown-keys",
+            help="Load eval sets holding keys ADK refuses (e.g. expected_tool_use inside an "
+            "invocation) without those keys; each file says which.",
+        ),
+    ] = False,
+    allow_not_evaluated: Annotated[
+        bool,
+        typer.Option(
+            "--allow-not-evaluated",
+            help="A case no criterion could evaluate does not fail the gate (exit 4).",
+        ),
+    ] = False,
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="Show the agent's own logs.")
     ] = False,
@@ -59,18 +74,21 @@ def run(
     """Replay eval sets through the agent, score every turn, print the summary, gate.
 
     Exit codes: 0 passed, 1 quality gate failed, 2 usage or input error, 3 too many
-    errors (agent, model or tool crashed), 130 interrupted.
+    errors (agent, model or tool crashed), 4 cases not evaluated, 130 interrupted.
     """
     from tracegrade.cli._progress import case_progress
     from tracegrade.cli._report import emit_report
     from tracegrade.harness import RunOptions, plan_run
     from tracegrade.scoring import load_scoring_config
+    from tracegrade.scoring.config_file import allowing_not_evaluated
     from tracegrade.scoring.evaluate import evaluate, evaluate_over_otlp
 
     if not verbose:
         quiet_agent_logs()
     with user_errors():
         criteria = load_scoring_config(config, eval_sets, metrics or [])
+        if allow_not_evaluated:
+            criteria = allowing_not_evaluated(criteria)
         options = RunOptions(
             eval_sets=eval_sets,
             agent=agent,
@@ -78,8 +96,11 @@ def run(
             parallel=parallel,
             turn_timeout_s=turn_timeout,
             criteria=criteria.raw or {},
+            ignore_unknown_keys=ignore_unknown_keys,
         )
         plan = plan_run(options)
+        for warning in (w for loaded in plan.eval_sets for w in loaded.warnings):
+            typer.echo(f"tracegrade: {warning}", err=True)
         for case, reason in plan.not_replayable:
             typer.echo(f"tracegrade: skipping case '{case.case_id}': {reason}", err=True)
         with case_progress(plan.total) as progress:

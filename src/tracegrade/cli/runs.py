@@ -2,16 +2,31 @@
 
 from __future__ import annotations
 
+import json
+from typing import Annotated
+
 import typer
 
 from tracegrade.cli._common import DbOption, ServerOption, user_errors
 
 
-def runs(db: DbOption = None, server: ServerOption = None) -> None:
+def runs(
+    limit: Annotated[
+        int | None, typer.Option(min=1, help="Only the newest N runs.", show_default=False)
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="A JSON array (one object a run) instead of a table.")
+    ] = False,
+    db: DbOption = None,
+    server: ServerOption = None,
+) -> None:
     """List stored eval runs, newest first, with their latest verdicts."""
     from tracegrade.cli._access import open_reader
     from tracegrade.report import list_runs, render_runs
 
     with user_errors(), open_reader(db, server) as reader:
-        text = render_runs(list_runs(reader))
-    typer.echo(text, nl=False)
+        found = list_runs(reader, limit)
+    if as_json:
+        typer.echo(json.dumps([run.model_dump() for run in found], indent=2))
+    else:
+        typer.echo(render_runs(found), nl=False)

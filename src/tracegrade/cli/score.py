@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -15,6 +16,7 @@ from tracegrade.cli._common import (
     MetricsOption,
     ServerOption,
     fail,
+    sql_errors,
     user_errors,
 )
 
@@ -64,13 +66,18 @@ def score(
         "config": _criteria(config),
     }
     with user_errors():
-        with scoring_target(db, server, metrics or []) as target:
+        with scoring_target(db, server, metrics or []) as target, _where_errors(where):
             summary = target.score(request)
         if summary["run_id"] is None:
-            code = emit_traffic(db, server, summary["scoring_id"])
+            code = emit_traffic(db, server, summary["scoring_id"], json_path, junit)
         else:
             code = emit_report(db, server, summary["scoring_id"], json_path, junit)
     raise typer.Exit(int(code))
+
+
+def _where_errors(where: str | None) -> AbstractContextManager[None]:
+    # Only the user's condition can make scoring's SQL fail as it runs; anything else is a bug.
+    return sql_errors(f"--where {where!r}") if where is not None else nullcontext()
 
 
 def _criteria(path: Path | None) -> dict[str, Any] | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import socket
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -11,6 +12,7 @@ import typer
 
 from tracegrade.cli._common import DbOption, user_errors
 from tracegrade.cli.archive import RetainOption, ShardOption
+from tracegrade.errors import ConfigError
 from tracegrade.server.config import (
     DEFAULT_GRPC_PORT,
     DEFAULT_HOST,
@@ -124,7 +126,21 @@ def serve_command(
         archive_interval_s=archive_interval,
     )
     with user_errors():
+        _ports_free(host, [port, grpc_port])  # before the database file is made
         serve(config)
+
+
+def _ports_free(host: str, ports: list[int]) -> None:
+    """A port another process listens on fails the start with one line, before anything
+    is written; binding for real still decides (another process may take it meanwhile)."""
+    for port in filter(None, ports):
+        try:
+            family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+            with socket.socket(family, socket.SOCK_STREAM) as probe:
+                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server
+                probe.bind((host, port))
+        except OSError as exc:
+            raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
 
 
 def _log_to_stderr() -> None:

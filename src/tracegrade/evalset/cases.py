@@ -104,3 +104,5 @@ class LoadedEvalSet:
     description: str | None = None
     session_file: Path | None = None
     """The `initial.session.json` a `*.test.json` file took its session from, if any."""
+    warnings: tuple[str, ...] = ()
+    """What loading left out, to show once (keys ADK refuses, when told to ignore them)."""

@@ -8,10 +8,10 @@ and camelCase, as genai accepts them.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
-from pydantic.alias_generators import to_camel
+from pydantic.alias_generators import to_camel, to_snake
 
 
 class FileModel(BaseModel):
@@ -28,7 +28,23 @@ class FileModel(BaseModel):
     )
 
 
-class FunctionCall(FileModel):
+class ClosedModel(FileModel):
+    """A mirror of a model that ADK (or google-genai) refuses unknown keys on. Those keys are
+    kept aside (`model_extra`) so the loader can name them (see `unknown_keys`): a key ADK
+    refuses is usually an expectation in the wrong place, and must not vanish unnoticed."""
+
+    model_config = ConfigDict(extra="allow")
+
+    ADK_ALSO_KNOWS: ClassVar[frozenset[str]] = frozenset()
+    """Fields of ADK's model that no grader here reads (snake_case): known, not refused."""
+
+    def unknown_keys(self) -> list[str]:
+        """The keys of this object that ADK's model refuses, as written."""
+        extra = self.model_extra or {}
+        return [key for key in extra if to_snake(key) not in self.ADK_ALSO_KNOWS]
+
+
+class FunctionCall(ClosedModel):
     """genai `FunctionCall`: a tool call the model asked for."""
 
     name: str = Field(
@@ -42,16 +58,20 @@ class FunctionCall(FileModel):
     )
     id: str | None = Field(default=None, description="Call id; ignored by ADK's matching.")
 
+    ADK_ALSO_KNOWS = frozenset({"partial_args", "will_continue"})
 
-class FunctionResponse(FileModel):
+
+class FunctionResponse(ClosedModel):
     """genai `FunctionResponse`: what a tool returned."""
 
     name: str | None = Field(default=None, description="Tool name.")
     response: dict[str, Any] | None = Field(default=None, description="Tool result object.")
     id: str | None = Field(default=None, description="Id of the call this answers.")
 
+    ADK_ALSO_KNOWS = frozenset({"parts", "scheduling", "will_continue"})
 
-class Part(FileModel):
+
+class Part(ClosedModel):
     """genai `Part`: one piece of a message."""
 
     text: str | None = Field(default=None, description="Text, if this part is text.")
@@ -65,13 +85,21 @@ class Part(FileModel):
         default=None, description="Media by URI (kept opaque; marks a non-text user message)."
     )
 
+    ADK_ALSO_KNOWS = frozenset(
+        {
+            "audio_transcription", "code_execution_result", "executable_code",
+            "media_processing", "media_resolution", "part_metadata", "speech_metadata",
+            "thought_signature", "tool_call", "tool_response", "video_metadata",
+        }
+    )  # fmt: skip
+
     @property
     def is_media(self) -> bool:
         """Whether this part carries media rather than text or a tool exchange."""
         return self.inline_data is not None or self.file_data is not None
 
 
-class Content(FileModel):
+class Content(ClosedModel):
     """genai `Content`: a message of ordered parts."""
 
     role: str | None = Field(default=None, description="`user` or `model`.")

@@ -21,10 +21,15 @@ Selection = frozenset[str] | None
 """The case ids chosen from a file, or None for all of them."""
 
 
-def load_eval_sets(paths: Sequence[str | Path]) -> list[LoadedEvalSet]:
+def load_eval_sets(
+    paths: Sequence[str | Path], ignore_unknown_keys: bool = False
+) -> list[LoadedEvalSet]:
     """Load every eval set the paths name, keeping only selected cases where given."""
     chosen = _files_with_selections(paths)
-    loaded = [_select(load_eval_set(file), selection) for file, selection in chosen.items()]
+    loaded = [
+        _select(load_eval_set(file, ignore_unknown_keys), selection)
+        for file, selection in chosen.items()
+    ]
     _check_unique_ids(loaded)
     return loaded
 

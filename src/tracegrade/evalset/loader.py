@@ -28,6 +28,7 @@ from tracegrade.evalset.legacy import (
 )
 from tracegrade.evalset.normalise import to_case
 from tracegrade.evalset.schema import EvalSet
+from tracegrade.evalset.unknown_keys import check_unknown_keys
 
 _EVALSET_LAYOUT = CaseLayout(prefix=("eval_cases",), id_keys=("eval_id", "evalId"))
 _LEGACY_LAYOUT = CaseLayout(prefix=(), id_keys=("name",))
@@ -40,12 +41,17 @@ _UNKNOWN = (
 )
 
 
-def load_eval_set(path: str | Path) -> LoadedEvalSet:
-    """Load one file; raise `EvalSetError` naming file, case and field if it is malformed."""
+def load_eval_set(path: str | Path, ignore_unknown_keys: bool = False) -> LoadedEvalSet:
+    """Load one file; raise `EvalSetError` naming file, case and field if it is malformed,
+    or naming the keys ADK refuses unless `ignore_unknown_keys` (then they are left out,
+    and `warnings` says so)."""
     path = Path(path)
     raw, data = read_json(path, "eval set")
-    reader = _READERS[detect_format(path, data)]
-    return reader(path, data, hashlib.sha256(raw).hexdigest())
+    sha256 = hashlib.sha256(raw).hexdigest()
+    kind = detect_format(path, data)
+    if kind == "evalset":
+        return _read_evalset(path, data, sha256, ignore_unknown_keys)
+    return _READERS[kind](path, data, sha256)
 
 
 def detect_format(path: Path, data: Any) -> EvalSetFormat:
@@ -73,15 +79,25 @@ def eval_set_id_from_path(path: Path) -> str:
     return name.removesuffix(suffix) if suffix else path.stem
 
 
-def _read_evalset(path: Path, data: Any, sha256: str) -> LoadedEvalSet:
+def _read_evalset(
+    path: Path, data: Any, sha256: str, ignore_unknown_keys: bool = False
+) -> LoadedEvalSet:
     try:
         model = EvalSet.model_validate(data)
     except ValidationError as exc:
         raise validation_error(f"eval set '{path}'", exc, data, _EVALSET_LAYOUT) from None
+    warnings = check_unknown_keys(path, model, ignore_unknown_keys)
     cases = [to_case(model.eval_set_id, case) for case in model.eval_cases]
     _check_unique(path, cases, "eval_cases")
     return LoadedEvalSet(
-        path, model.eval_set_id, sha256, "evalset", tuple(cases), model.name, model.description
+        path,
+        model.eval_set_id,
+        sha256,
+        "evalset",
+        tuple(cases),
+        model.name,
+        model.description,
+        warnings=warnings,
     )
 
 

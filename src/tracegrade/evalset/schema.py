@@ -1,9 +1,11 @@
 """Pydantic models of ADK's `*.evalset.json` format (google-adk 2.13 `EvalSet`).
 
-They mirror `google.adk.evaluation.eval_set` / `eval_case` field for field, with two
-deliberate differences: unknown keys are ignored everywhere (ADK rejects them on
-`Invocation` and `IntermediateData`), so files from newer ADK versions load; and fields
-no grader reads (`app_details`, durations, rubrics) are left out.
+They mirror `google.adk.evaluation.eval_set` / `eval_case` field for field, except that
+fields no grader reads (`app_details`, durations, rubrics) are left out. Where ADK refuses
+unknown keys (`Invocation`, `IntermediateData`, `InvocationEvents`,
+`ConversationScenario`, and google-genai's `Content`, `Part`, `FunctionCall`,
+`FunctionResponse`) the models keep them aside (`ClosedModel`) and the loader refuses the
+file as ADK does, naming them, unless asked to ignore them.
 """
 
 from __future__ import annotations
@@ -12,10 +14,17 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, model_validator
 
-from tracegrade.evalset.content import Content, FileModel, FunctionCall, FunctionResponse, Part
+from tracegrade.evalset.content import (
+    ClosedModel,
+    Content,
+    FileModel,
+    FunctionCall,
+    FunctionResponse,
+    Part,
+)
 
 
-class IntermediateData(FileModel):
+class IntermediateData(ClosedModel):
     """The hand-written shape of a turn's intermediate steps."""
 
     tool_uses: list[FunctionCall] = Field(
@@ -37,7 +46,7 @@ class InvocationEvent(FileModel):
     content: Content | None = Field(default=None, description="Text, function calls, results.")
 
 
-class InvocationEvents(FileModel):
+class InvocationEvents(ClosedModel):
     """The shape ADK writes for a turn it ran: every agent event in order."""
 
     invocation_events: list[InvocationEvent] = Field(
@@ -65,7 +74,7 @@ IntermediateDataType = Annotated[
 ]
 
 
-class Invocation(FileModel):
+class Invocation(ClosedModel):
     """One user turn: the user's message and the expected (or recorded) agent behaviour."""
 
     invocation_id: str = Field(default="", description="Id of the turn; not used for matching.")
@@ -77,6 +86,10 @@ class Invocation(FileModel):
         default=None, description="`IntermediateData` or `InvocationEvents`, chosen by its keys."
     )
     creation_timestamp: float = Field(default=0.0, description="Seconds since the epoch.")
+
+    ADK_ALSO_KNOWS = frozenset(
+        {"app_details", "duration", "model_duration", "rubrics", "tool_duration"}
+    )
 
 
 class SessionInput(FileModel):
@@ -90,7 +103,7 @@ class SessionInput(FileModel):
     state: dict[str, Any] = Field(default_factory=dict, description="Initial session state.")
 
 
-class ConversationScenario(FileModel):
+class ConversationScenario(ClosedModel):
     """A goal for ADK's LLM user simulator instead of a fixed conversation."""
 
     starting_prompt: str = Field(description="The first user message, fixed.")

@@ -3,6 +3,7 @@
 from tracegrade.harness.agents import load_agent
 from tracegrade.harness.replay import CaseOutcome, TurnOutcome
 from tracegrade.harness.run import (
+    RunInterrupted,
     RunOptions,
     RunPlan,
     RunResult,
@@ -14,6 +15,7 @@ from tracegrade.harness.run import (
 
 __all__ = [
     "CaseOutcome",
+    "RunInterrupted",
     "RunOptions",
     "RunPlan",
     "RunResult",

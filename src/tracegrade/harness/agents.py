@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+import traceback
 from pathlib import Path
 from typing import Any
 
@@ -40,8 +41,18 @@ def _split(reference: str) -> tuple[str, str]:
         return _package_from_folder(path), DEFAULT_ATTRIBUTE
     if path.suffix == ".py" and path.is_file():
         return _package_from_folder(path.parent), DEFAULT_ATTRIBUTE
+    if _looks_like_a_path(reference):
+        raise AgentLoadError(
+            f"agent '{reference}': no such folder or file (give a folder holding agent.py, "
+            "or package.module:attr)"
+        )
     module_name, _, attribute = reference.partition(":")
     return module_name, attribute or DEFAULT_ATTRIBUTE
+
+
+def _looks_like_a_path(reference: str) -> bool:
+    """A module reference has no slashes and does not end in .py."""
+    return "/" in reference or "\\" in reference or reference.endswith(".py")
 
 
 def _package_from_folder(folder: Path) -> str:
@@ -62,7 +73,31 @@ def _import(module_name: str, reference: str) -> Any:
     except ModuleNotFoundError as exc:
         if exc.name and module_name.startswith(exc.name):
             raise AgentLoadError(f"agent '{reference}': no module named '{exc.name}'") from None
-        raise  # the agent's own import failed: a real error in their code, keep the traceback
+        raise AgentLoadError(_import_failed(reference, module_name, exc)) from exc
+    except Exception as exc:  # SyntaxError, ImportError, anything the module raised
+        raise AgentLoadError(_import_failed(reference, module_name, exc)) from exc
+
+
+def _import_failed(reference: str, module_name: str, exc: BaseException) -> str:
+    """One line: the module, the error, and where in the user's code it was raised."""
+    return f"agent '{reference}': importing {module_name} failed: {_where(exc)}"
+
+
+def _where(exc: BaseException) -> str:
+    if isinstance(exc, SyntaxError):
+        return f"SyntaxError: {exc.msg} ({exc.filename}, line {exc.lineno})"
+    message = " ".join(f"{type(exc).__name__}: {exc}".split())
+    # The innermost frame in the user's own code: not the import machinery, not a library.
+    frames = traceback.extract_tb(exc.__traceback__)
+    own = [f for f in frames if not _machinery(f.filename)]
+    if not own:
+        return message
+    return f"{message} ({own[-1].filename}, line {own[-1].lineno})"
+
+
+def _machinery(filename: str) -> bool:
+    parts = set(Path(filename).parts)
+    return filename.startswith("<frozen") or bool({"importlib", "site-packages"} & parts)
 
 
 def model_names(agent: BaseAgent) -> list[str]:

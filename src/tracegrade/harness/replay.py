@@ -3,7 +3,9 @@
 Each turn runs inside a `tracegrade.eval_turn` span that starts a new trace and names
 the run, case, repeat and turn; ADK's own spans nest under it. An exception from the
 agent, a model or a tool ends the case: that turn is recorded as an error and the turns
-after it as skipped, so a crash is never mistaken for a wrong answer.
+after it as skipped, so a crash is never mistaken for a wrong answer. A run stopped by
+Ctrl-C records the turn it stopped in as interrupted (an error), and the case's later
+turns as skipped.
 """
 
 from __future__ import annotations
@@ -56,8 +58,10 @@ class CaseOutcome:
 async def replay_case(
     agent: BaseAgent, case: Case, run_id: str, repeat: int, turn_timeout_s: float | None
 ) -> CaseOutcome:
-    app_name = case.session.app_name if case.session else agent.name
-    user_id = case.session.user_id if case.session else DEFAULT_USER
+    # An empty app name or user id counts as not given (real eval files hold ""; ADK's own
+    # runner refuses an empty app name).
+    app_name = (case.session.app_name if case.session else None) or agent.name
+    user_id = (case.session.user_id if case.session else None) or DEFAULT_USER
     runner = InMemoryRunner(agent=agent, app_name=app_name)
     session = await runner.session_service.create_session(
         app_name=app_name,
@@ -67,6 +71,7 @@ async def replay_case(
     )
     outcome = CaseOutcome(case.eval_set_id, case.case_id, repeat)
     failed: str | None = None
+    stopped: asyncio.CancelledError | None = None
     for turn in case.turns:
         span = record.tracer().start_span(
             record.TURN_SPAN,
@@ -81,8 +86,16 @@ async def replay_case(
             outcome.turns.append(result)
             if result.error:
                 failed = f"turn {turn.turn_index} failed"
+        except asyncio.CancelledError as cancelled:
+            # The run is being stopped (Ctrl-C): this turn is recorded as interrupted, the
+            # rest of the case as skipped, without waiting on anything; then it stops.
+            stopped = cancelled
+            outcome.turns.append(_interrupted(span, turn))
+            failed = "the run was stopped"
         finally:
             span.end()
+    if stopped is not None:
+        raise stopped
     await runner.close()
     return outcome
 
@@ -126,6 +139,17 @@ def _fail(span: Span, turn: ExpectedTurn, exc: Exception, timeout_s: float | Non
         error_type = str(getattr(exc, "code", None) or type(exc).__name__)
     span.record_exception(exc)
     span.set_attribute("error.type", error_type)
+    span.set_status(Status(StatusCode.ERROR, message))
+    return TurnOutcome(turn.turn_index, error=message)
+
+
+INTERRUPTED = "interrupted"
+"""The `error.type` of a turn the run was stopped in."""
+
+
+def _interrupted(span: Span, turn: ExpectedTurn) -> TurnOutcome:
+    message = "interrupted: the run was stopped during this turn"
+    span.set_attribute("error.type", INTERRUPTED)
     span.set_status(Status(StatusCode.ERROR, message))
     return TurnOutcome(turn.turn_index, error=message)
 

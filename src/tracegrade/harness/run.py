@@ -19,11 +19,13 @@ from typing import Any
 from google.adk.agents.base_agent import BaseAgent
 from pydantic import BaseModel, ConfigDict, Field
 
+from tracegrade.errors import EvalSetError
 from tracegrade.evalset import Case, LoadedEvalSet, load_eval_sets
 from tracegrade.harness import record
 from tracegrade.harness.agents import load_agent, model_names
-from tracegrade.harness.replay import CaseOutcome, replay_case
+from tracegrade.harness.replay import RUN_CONFIG, CaseOutcome, replay_case
 from tracegrade.harness.tools import agent_tool_definitions
+from tracegrade.harness.warmup import cool_down, warm_up
 
 
 class RunOptions(BaseModel):
@@ -39,6 +41,9 @@ class RunOptions(BaseModel):
     parallel: int = Field(default=1, ge=1)
     turn_timeout_s: float | None = Field(default=600.0, gt=0)
     criteria: dict[str, Any] = Field(default_factory=dict, description="recorded with the run")
+    ignore_unknown_keys: bool = Field(
+        default=False, description="load eval sets with keys ADK refuses, without those keys"
+    )
 
 
 @dataclass
@@ -80,12 +85,24 @@ class RunPlan:
 
 def plan_run(options: RunOptions, run_id: str | None = None) -> RunPlan:
     """Load the eval sets and the agent; fail on bad input before anything runs."""
-    eval_sets = load_eval_sets(options.eval_sets)
+    eval_sets = load_eval_sets(options.eval_sets, options.ignore_unknown_keys)
     agent = load_agent(options.agent)
     cases = [case for s in eval_sets for case in s.cases]
     skipped = [(c, c.reason_not_replayable) for c in cases if c.reason_not_replayable is not None]
     replayable = [c for c in cases if c.replayable]
+    if not replayable:
+        # Nothing is recorded for a run that cannot replay anything.
+        given = ", ".join(options.eval_sets)
+        raise EvalSetError(
+            f"nothing to replay: {given} holds no case"
+            if not cases
+            else f"nothing to replay: none of the {len(cases)} cases in {given} can be replayed"
+        )
     return RunPlan(run_id or new_run_id(), options, eval_sets, agent, replayable, skipped)
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped the run; what it finished (and the turn it stopped in) is recorded."""
 
 
 def execute(plan: RunPlan, progress: Progress | None = None) -> RunResult:
@@ -93,7 +110,22 @@ def execute(plan: RunPlan, progress: Progress | None = None) -> RunResult:
     record.record_run(
         _run_record(plan.run_id, plan.options, plan.eval_sets, plan.agent), plan.cases
     )
-    outcomes = asyncio.run(_replay_all(plan.agent, plan.cases, plan.run_id, plan.options, progress))
+    finished: list[CaseOutcome] = []
+
+    def counted(outcome: CaseOutcome) -> None:
+        finished.append(outcome)
+        if progress:
+            progress(outcome)
+
+    try:
+        outcomes = asyncio.run(
+            _replay_all(plan.agent, plan.cases, plan.run_id, plan.options, counted)
+        )
+    except KeyboardInterrupt:
+        raise RunInterrupted(
+            f"run {plan.run_id} stopped after {len(finished)} of {plan.total} case repeats; "
+            f"`tracegrade score --run {plan.run_id}` scores what ran (as incomplete)"
+        ) from None
     return RunResult(plan.run_id, plan.eval_sets, outcomes, plan.not_replayable)
 
 
@@ -105,6 +137,20 @@ def run_eval(
 
 
 async def _replay_all(
+    agent: BaseAgent,
+    cases: Sequence[Case],
+    run_id: str,
+    options: RunOptions,
+    progress: Progress | None,
+) -> list[CaseOutcome]:
+    await warm_up(RUN_CONFIG)  # ADK's one-time start-up, out of the first case's latency
+    try:
+        return await _replay_cases(agent, cases, run_id, options, progress)
+    finally:
+        cool_down()
+
+
+async def _replay_cases(
     agent: BaseAgent,
     cases: Sequence[Case],
     run_id: str,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tracegrade.report import explain
+from tracegrade.report import explain, unevaluated
 from tracegrade.report.values import comparator, num
 
 if TYPE_CHECKING:
@@ -49,15 +49,7 @@ def case_error(result: EvalCaseResult) -> str:
 
 
 def case_not_evaluated(result: EvalCaseResult) -> str:
-    reasons = sorted(
-        {
-            str(score.detail.get("reason") or f"{score.metric} has no score")
-            for repeat in result.report.repeat_results
-            for turn in repeat.turns
-            for score in turn.scores
-            if score.gating and score.status == "not_evaluated" and isinstance(score.detail, dict)
-        }
-    )
+    reasons = unevaluated.case_reasons(result.report, result.run.report.scoring)
     lines = [f"eval case {_name(result)} was not evaluated: no criterion could score it"]
     return "\n".join([*lines, *(f"  {r}" for r in reasons), _where(result.run)])
 
@@ -81,9 +73,10 @@ def run_failure(run: EvalRunResult, with_cases: bool) -> str:
     report = run.report
     lines = [f"eval run {run.run_id} failed the gate (exit code {report.exit_code})"]
     if with_cases:
-        for verdict in ("failed", "error"):
+        for verdict in ("failed", "error", "not_evaluated", "not_run"):
             ids = [c.case_id for c in report.cases if c.verdict == verdict]
-            lines += [f"  {verdict} cases: {', '.join(ids)}"] if ids else []
+            label = verdict.replace("_", " ")
+            lines += [f"  {label} cases: {', '.join(ids)}"] if ids else []
     lines += [f"  {line}" for line in broken_budgets(run)]
     return "\n".join([*lines, _where(run)])
 

@@ -12,7 +12,7 @@ models, no formatting), `<kind>_<format>.py` renders one (`_text` for people, `_
     render_terminal(report) / to_json(report) / to_junit(report)
     render_diff(diff_runs(reader, base_run_id, new_run_id))   # .regressed: exit 1
     render_runs(list_runs(reader))
-    render_traffic(build_traffic_report(reader, scoring_id))
+    render_traffic(build_traffic_report(reader, scoring_id))   # traffic_to_json / _junit
 """
 
 from tracegrade.report.diff import CaseChange, CaseDiff, DiffTolerances, RunDiff, diff_runs
@@ -26,6 +26,8 @@ from tracegrade.report.run_text import render_terminal
 from tracegrade.report.runs import RunSummary, list_runs
 from tracegrade.report.runs_text import render_runs
 from tracegrade.report.traffic import TrafficReport, TrafficRow, build_traffic_report
+from tracegrade.report.traffic_json import traffic_to_json
+from tracegrade.report.traffic_junit import traffic_to_junit
 from tracegrade.report.traffic_text import render_traffic
 
 __all__ = [
@@ -51,4 +53,6 @@ __all__ = [
     "render_traffic",
     "to_json",
     "to_junit",
+    "traffic_to_json",
+    "traffic_to_junit",
 ]

@@ -1,8 +1,9 @@
 """`diff_runs`: what changed, case by case, between two scored eval runs.
 
-A case that passed and now fails (or errors) is a regression; `RunDiff.regressed` is what
-`tracegrade diff` exits 1 on. Also reported, each beyond its tolerance: more tool calls,
-higher latency, cost or tokens; and any change in the tool-name sequence of a turn.
+A case that passed and now fails (or errors) is a regression, and so is a case that got
+worse beyond a tolerance: more tool calls, higher latency, cost or tokens. `RunDiff.regressed`
+is what `tracegrade diff` (and `run --baseline`) exit 1 on. Any change in the tool-name
+sequence of a turn is reported too, as a change.
 Each side is read through `build_report`, so the diff sees exactly what the reports show.
 """
 
@@ -51,6 +52,12 @@ class DiffTolerances(BaseModel):
     tool_calls: float = Field(default=0, ge=0, description="more tool calls per repeat than this")
 
 
+OVER_TOLERANCE: frozenset[ChangeKind] = frozenset(
+    {"more_tool_calls", "latency_up", "cost_up", "tokens_up"}
+)
+"""Changes found only beyond a tolerance: each one fails the diff."""
+
+
 class CaseChange(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -69,7 +76,13 @@ class CaseDiff(BaseModel):
 
     @property
     def regressed(self) -> bool:
+        """It passed before and does not now."""
         return any(c.kind == "regressed" for c in self.changes)
+
+    @property
+    def over_tolerance(self) -> bool:
+        """It got worse beyond a tolerance (tool calls, latency, cost, tokens)."""
+        return any(c.kind in OVER_TOLERANCE for c in self.changes)
 
 
 class RunDiff(BaseModel):
@@ -83,7 +96,9 @@ class RunDiff(BaseModel):
     cases: list[CaseDiff] = Field(description="cases in both runs, changed or not")
     only_in_base: list[str] = Field(description="eval_set/case ids the new run did not run")
     only_in_new: list[str]
-    regressed: bool = Field(description="a case that passed now fails or errors")
+    regressed: bool = Field(
+        description="a case that passed now fails or errors, or got worse beyond a tolerance"
+    )
 
 
 def diff_runs(
@@ -109,7 +124,7 @@ def diff_runs(
         cases=cases,
         only_in_base=[f"{s}/{c}" for s, c in sorted(base_cases.keys() - new_cases.keys())],
         only_in_new=[f"{s}/{c}" for s, c in sorted(new_cases.keys() - base_cases.keys())],
-        regressed=any(c.regressed for c in cases),
+        regressed=any(c.regressed or c.over_tolerance for c in cases),
     )
 
 

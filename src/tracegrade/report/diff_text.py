@@ -7,19 +7,20 @@ from collections.abc import Iterator
 from rich.text import Text
 
 from tracegrade.exit_codes import ExitCode
-from tracegrade.report.diff import CaseDiff, RunDiff
-from tracegrade.report.values import exit_meaning, plural, to_text
+from tracegrade.report.diff import OVER_TOLERANCE, CaseDiff, RunDiff
+from tracegrade.report.values import UNBOUNDED, exit_meaning, plural, to_text
 
 # Most serious first: a case is listed under the first of these it shows.
 _GROUPS = (
     ("regressed", "REGRESSED", "bold red"),
+    *((kind, "OVER TOLERANCE", "bold red") for kind in sorted(OVER_TOLERANCE)),
     ("fixed", "FIXED", "green"),
     ("", "CHANGED", "yellow"),
 )
 
 
-def render_diff(diff: RunDiff, width: int = 100, color: bool = False) -> str:
-    return to_text(_lines(diff), width=width, color=color)
+def render_diff(diff: RunDiff, width: int | None = 100, color: bool = False) -> str:
+    return to_text(_lines(diff), width=width or UNBOUNDED, color=color)
 
 
 def _lines(diff: RunDiff) -> Iterator[Text]:
@@ -54,11 +55,17 @@ def _rank(case: CaseDiff) -> tuple[int, str, str]:
 
 
 def _verdict(diff: RunDiff) -> Text:
-    if diff.regressed:
-        n = sum(1 for c in diff.cases if c.regressed)
-        return Text(
-            f"REGRESSION: {plural(n, 'case')} passed before and not now "
-            f"→ exit code {exit_meaning(ExitCode.GATE_FAILED)}",
-            style="bold red",
+    if not diff.regressed:
+        return Text(f"No regression → exit code {exit_meaning(ExitCode.OK)}", style="bold green")
+    worse = [
+        f"{plural(n, 'case')} {what}"
+        for n, what in (
+            (sum(1 for c in diff.cases if c.regressed), "passed before and not now"),
+            (sum(1 for c in diff.cases if c.over_tolerance), "got worse beyond a tolerance"),
         )
-    return Text(f"No regression → exit code {exit_meaning(ExitCode.OK)}", style="bold green")
+        if n
+    ]
+    return Text(
+        f"REGRESSION: {', '.join(worse)} → exit code {exit_meaning(ExitCode.GATE_FAILED)}",
+        style="bold red",
+    )

@@ -15,7 +15,14 @@ from dataclasses import dataclass, field
 from itertools import zip_longest
 from typing import Any
 
-from tracegrade.report.models import CaseReport, Criterion, MetricScore, RepeatReport, TurnReport
+from tracegrade.report.models import (
+    CaseReport,
+    Criterion,
+    ErrorInfo,
+    MetricScore,
+    RepeatReport,
+    TurnReport,
+)
 from tracegrade.report.values import DASH, call, compact, comparator, num, plural
 
 
@@ -41,6 +48,8 @@ class TurnFinding:
     turn_index: int
     user_text: str | None
     metrics: list[MetricFinding]
+    tool_errors: list[str] = field(default_factory=list)
+    """The turn's failed tool calls, a line each with the tool's own message."""
 
 
 @dataclass(frozen=True)
@@ -83,7 +92,23 @@ def _grouped(
 def _turn(turn: TurnReport, better: Mapping[str, str | None]) -> TurnFinding:
     failed = [s for s in turn.scores if s.gating and s.status == "failed"]
     failed.sort(key=lambda s: (_kind(s), s.metric))
-    return TurnFinding(turn.turn_index, turn.user_text, [_metric(s, turn, better) for s in failed])
+    metrics = [_metric(s, turn, better) for s in failed]
+    return TurnFinding(turn.turn_index, turn.user_text, metrics, _tool_errors(turn))
+
+
+def _tool_errors(turn: TurnReport) -> list[str]:
+    """`tool lookup(isbn="000") returned an error: unknown isbn 000`, a failed call a line."""
+    return [
+        f"tool {call(c.name, c.args, c.args_captured)} {_failed_how(c.error)}: "
+        f"{c.error.message or c.error.type or DASH}"
+        for c in turn.tool_calls
+        if c.error is not None
+    ]
+
+
+def _failed_how(error: ErrorInfo) -> str:
+    # ADK marks a tool that returned {"error": ...} with error.type TOOL_ERROR.
+    return "returned an error" if error.type == "TOOL_ERROR" else "raised"
 
 
 def _kind(score: MetricScore) -> int:
@@ -155,11 +180,7 @@ def _error_lines(repeat: RepeatReport) -> list[str]:
         if turn.error is None:
             continue
         lines.append(f"turn {turn.turn_index}: {turn.error.message or turn.error.type or 'error'}")
-        lines.extend(
-            f"  tool {call(c.name, c.args, c.args_captured)} raised: {c.error.message}"
-            for c in turn.tool_calls
-            if c.error is not None
-        )
+        lines.extend(f"  {line}" for line in _tool_errors(turn))
     return lines
 
 
@@ -181,6 +202,7 @@ def as_lines(finding: RepeatFinding, indent: str = "") -> list[str]:
             lines.extend(f"{indent}    {line}" for line in side_by_side(metric.calls))
             width = max((len(label) for label, _ in metric.texts), default=0)
             lines.extend(f"{indent}    {label:<{width}}  {text}" for label, text in metric.texts)
+        lines.extend(f"{indent}  {line}" for line in turn.tool_errors)
     return lines
 
 

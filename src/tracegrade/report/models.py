@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Verdict = Literal["passed", "failed", "error", "not_evaluated"]
+Verdict = Literal["passed", "failed", "error", "not_evaluated", "not_run"]
 
 
 class _Model(BaseModel):
@@ -91,6 +91,10 @@ class RunMetric(_Model):
     errored: int
     failed_turns: int = Field(description="turns over the metric's per-turn bound")
     breached: list[str] = Field(description="each budget broken, in words")
+    not_evaluated: int = Field(default=0, description="turns it gave no score, errors aside")
+    not_evaluated_reasons: list[str] = Field(
+        default_factory=list, description="why (arguments not captured, no expectation...)"
+    )
 
 
 class Totals(_Model):
@@ -142,16 +146,24 @@ class ScoringInfo(_Model):
     not_evaluated: dict[str, str] = Field(description="configured metrics left out, and why")
     repeat_policy: dict[str, Any]
     max_error_rate: float | None
+    allow_not_evaluated: bool = Field(
+        default=False, description="cases with no criterion evaluated did not fail the gate"
+    )
 
 
 class RunReport(_Model):
     run: RunInfo
     scoring: ScoringInfo
-    verdict: str = Field(description="passed, failed or errors")
+    verdict: str = Field(
+        description="passed, failed, errors, not_evaluated or incomplete (see the exit codes)"
+    )
     exit_code: int
     error_rate: float | None = Field(description="errored case repeats / all case repeats")
     errored_repeats: int
     total_repeats: int
+    not_run_repeats: int = Field(
+        default=0, description="case repeats the run set out to replay and never did"
+    )
     cases: list[CaseReport] = Field(description="by eval set, in the run's order, then case id")
     metrics: list[RunMetric]
     totals: Totals

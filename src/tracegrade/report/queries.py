@@ -39,6 +39,7 @@ def find_scoring(reader: Reader, scoring_id: str | None, run_id: str | None) -> 
     if run_id is not None:
         rows = records(reader, _SCORING.format(where="run_id = ?"), [run_id])
         if not rows:
+            run_row(reader, run_id)  # a run that is not stored cannot be scored either
             raise ReportError(
                 f"run '{run_id}' has not been scored: "
                 f"score it with `tracegrade score --run {run_id}`"

@@ -54,6 +54,7 @@ def build_report(
         error_rate=as_float(scoring["error_rate"]),
         errored_repeats=sum(c.errored_repeats for c in cases),
         total_repeats=sum(c.repeats for c in cases),
+        not_run_repeats=sum(max(0, (run.repeats or 1) - c.repeats) for c in cases),
         cases=cases,
         metrics=run_metrics(queries.score_rows(reader, sid, "run"), info.criteria),
         totals=totals(all_turns),

@@ -2,7 +2,9 @@
 
 One `<testsuite>` per eval set, one `<testcase classname="{eval_set}" name="{case_id}">` per
 case. A failed case has a `<failure>` whose body says why (trajectories side by side), an
-errored case an `<error>` (errors are not failures), a case nothing judged `<skipped>`.
+errored case an `<error>` (errors are not failures). A case no criterion evaluated is a
+`<failure type="not_evaluated">` naming why (`<skipped>` when the scoring allowed it); a
+case the run never reached an `<error type="not_run">`.
 The run's identity is in each suite's `<properties>`; `time` is the sum of turn latencies.
 Only elements and attributes of the common JUnit schema (Jenkins, GitLab, GitHub) are used.
 """
@@ -12,7 +14,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 
-from tracegrade.report import explain
+from tracegrade.report import explain, unevaluated
 from tracegrade.report.models import CaseReport, RunReport
 
 
@@ -75,8 +77,22 @@ def _testcase(report: RunReport, case: CaseReport) -> ET.Element:
         error = ET.SubElement(element, "error", type=_error_type(case), message=first)
         error.text = _body(findings, "errored")
     elif case.verdict == "not_evaluated":
-        ET.SubElement(element, "skipped", message="not evaluated: no gating metric applied")
+        _not_evaluated(element, case, report)
+    elif case.verdict == "not_run":
+        message = "not run: the run was stopped before this case"
+        ET.SubElement(element, "error", type="not_run", message=message)
     return element
+
+
+def _not_evaluated(element: ET.Element, case: CaseReport, report: RunReport) -> None:
+    """Not a pass (a failure of kind not_evaluated), unless the scoring allowed it."""
+    reasons = unevaluated.case_reasons(case, report.scoring)
+    message = "not evaluated: no criterion could score it"
+    if report.scoring.allow_not_evaluated:
+        ET.SubElement(element, "skipped", message=f"{message} ({'; '.join(reasons)})")
+        return
+    failure = ET.SubElement(element, "failure", type="not_evaluated", message=message)
+    failure.text = "\n".join(reasons)
 
 
 def _error_type(case: CaseReport) -> str:

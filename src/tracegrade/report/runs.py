@@ -47,12 +47,13 @@ FROM eval_runs r
 LEFT JOIN latest l USING (run_id)
 LEFT JOIN outcomes o USING (scoring_id)
 ORDER BY r.started_at DESC, r.run_id DESC
+LIMIT ?
 """
 
 
-def list_runs(reader: Reader) -> list[RunSummary]:
-    """Newest first."""
-    return [_summary(row) for row in records(reader, _RUNS)]
+def list_runs(reader: Reader, limit: int | None = None) -> list[RunSummary]:
+    """Newest first; the `limit` newest when given."""
+    return [_summary(row) for row in records(reader, _RUNS, [limit])]
 
 
 def _summary(row: dict[str, object]) -> RunSummary:

@@ -54,13 +54,15 @@ def scoring_info(row: Row) -> ScoringInfo:
         not_evaluated={str(k): str(v) for k, v in as_dict(config.get("not_evaluated")).items()},
         repeat_policy=as_dict(config.get("repeat_policy")),
         max_error_rate=as_float(config.get("max_error_rate")),
+        allow_not_evaluated=bool(config.get("allow_not_evaluated")),
     )
 
 
 def _criterion(metric: str, entry: dict[str, object]) -> Criterion:
+    better = entry.get("better")  # recorded with the scoring; older scorings lack it
     return Criterion(
         metric=metric,
-        better=_shipped_better().get(metric),
+        better=better if better in ("higher", "lower") else _shipped_better().get(metric),
         threshold=as_float(entry.get("threshold")),
         max=as_float(entry.get("max")),
         p50=as_float(entry.get("p50")),
@@ -70,8 +72,8 @@ def _criterion(metric: str, entry: dict[str, object]) -> Criterion:
 
 @functools.cache
 def _shipped_better() -> dict[str, str]:
-    """Which way each shipped metric improves; a metric from the user's own folder is not
-    known here, and is shown without a direction."""
+    """Which way each shipped metric improves, for scorings recorded before the direction
+    was kept with them."""
     return {name: spec.better for name, spec in available_metrics().items()}
 
 
@@ -94,6 +96,8 @@ def run_metrics(rows: list[Row], criteria: Sequence[Criterion]) -> list[RunMetri
                 errored=as_int(detail.get("errored")) or 0,
                 failed_turns=as_int(detail.get("failed_turns")) or 0,
                 breached=_breaches(detail, criterion),
+                not_evaluated=as_int(detail.get("not_evaluated")) or 0,
+                not_evaluated_reasons=[str(r) for r in as_list(detail.get("reasons"))],
             )
         )
     return sorted(metrics, key=lambda m: (not m.gating, m.metric))

@@ -11,14 +11,14 @@ from rich.table import Table
 from rich.text import Text
 
 from tracegrade.report.traffic import TrafficReport, TrafficRow
-from tracegrade.report.values import DASH, count, exit_meaning, ms, pct, to_text, usd
+from tracegrade.report.values import DASH, UNBOUNDED, count, exit_meaning, ms, pct, to_text, usd
 
 _HEADERS = ("", "turns", "errored", "over budget", "repeated\ncalls", "tool\nerrors",
             "cost/turn", "latency (ms)\np50/p95")  # fmt: skip
 
 
-def render_traffic(report: TrafficReport, width: int = 100, color: bool = False) -> str:
-    return to_text(_renderables(report), width=width, color=color)
+def render_traffic(report: TrafficReport, width: int | None = 100, color: bool = False) -> str:
+    return to_text(_renderables(report), width=width or UNBOUNDED, color=color)
 
 
 def _renderables(report: TrafficReport) -> Iterator[RenderableType]:
@@ -31,11 +31,23 @@ def _renderables(report: TrafficReport) -> Iterator[RenderableType]:
     for metric in report.metrics:
         if metric.breached and metric.status == "failed":
             yield Text(f"run budget: {metric.metric} {'; '.join(metric.breached)}", style="red")
+    yield from _left_out(report.scoring.not_evaluated)
     yield Text(report.caveat, style="dim")
     yield Text(
         f"{report.verdict.upper()} → exit code {exit_meaning(report.exit_code)}",
         style="bold " + ("green" if report.verdict == "passed" else "red"),
     )
+
+
+def _left_out(not_evaluated: dict[str, str]) -> Iterator[Text]:
+    """The criteria left out, grouped by why: `not applicable: a, b (needs expected ...)`."""
+    by_reason: dict[str, list[str]] = {}
+    for metric, reason in sorted(not_evaluated.items()):
+        by_reason.setdefault(reason, []).append(metric)
+    for reason, metrics in by_reason.items():
+        head, _, why = reason.partition(": ")
+        label = head if why else "not evaluated"
+        yield Text(f"{label}: {', '.join(metrics)} ({why or reason})", style="yellow")
 
 
 def describe(selection: dict[str, Any]) -> str:

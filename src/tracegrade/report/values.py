@@ -139,6 +139,8 @@ _EXIT_MEANING = {
     ExitCode.OK: "passed",
     ExitCode.GATE_FAILED: "quality gate failed",
     ExitCode.ERRORS_OVER_LIMIT: "errors over the allowed rate",
+    ExitCode.NOT_EVALUATED: "cases not evaluated",
+    ExitCode.INCOMPLETE: "run incomplete",
 }
 
 
@@ -153,6 +155,10 @@ def exit_meaning(code: int) -> str:
 
 def plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+UNBOUNDED = 10_000
+"""The width to render at when there is no terminal (piped): wide enough for any table."""
 
 
 def to_text(renderables: Iterable[RenderableType], width: int = 100, color: bool = False) -> str:

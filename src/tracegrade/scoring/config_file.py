@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,7 +11,7 @@ from typing import Any
 from tracegrade.errors import ConfigError, EvalSetError
 from tracegrade.evalset import find_config, parse_selection
 from tracegrade.evalset.diagnostics import read_json
-from tracegrade.scoring.criteria import ScoringConfig, parse_config
+from tracegrade.scoring.criteria import ADK_DEFAULT_CRITERIA, ScoringConfig, parse_config
 from tracegrade.scoring.metrics import MetricSpec, available_metrics
 
 
@@ -41,6 +42,16 @@ def load_scoring_config(
     except ConfigError as exc:
         raise ConfigError(f"{source}: {exc}" if source else str(exc)) from None
     return LoadedConfig(config, specs, raw, source, dirs)
+
+
+def allowing_not_evaluated(loaded: LoadedConfig) -> LoadedConfig:
+    """The same criteria with `allow_not_evaluated` set (`tracegrade run
+    --allow-not-evaluated`), in the document too: it is what the run records and the
+    server scores with."""
+    raw = dict(loaded.raw or {"criteria": ADK_DEFAULT_CRITERIA})
+    raw["tracegrade"] = {**raw.get("tracegrade", {}), "allow_not_evaluated": True}
+    config = loaded.config.model_copy(update={"allow_not_evaluated": True})
+    return dataclasses.replace(loaded, config=config, raw=raw)
 
 
 def _beside(eval_sets: Sequence[str]) -> Path | None:

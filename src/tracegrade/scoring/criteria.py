@@ -83,6 +83,9 @@ class Criterion(BaseModel):
     p50: float | None = None
     p95: float | None = None
     options: dict[str, Any] = Field(default_factory=dict)
+    better: Literal["higher", "lower"] = "higher"
+    """The metric's direction (its `-- better:` header), kept with the scoring so a report
+    of a metric from the user's own folder still knows it."""
 
 
 class RepeatPolicy(BaseModel):
@@ -103,6 +106,8 @@ class ScoringConfig(BaseModel):
     repeat_policy: RepeatPolicy = RepeatPolicy()
     max_error_rate: float = 0.0
     prices: dict[str, dict[str, float]] = Field(default_factory=dict)
+    allow_not_evaluated: bool = False
+    """A case with no criterion evaluated does not fail the gate (exit 4) when set."""
 
 
 class CriterionEntry(FileModel):
@@ -221,6 +226,7 @@ class TracegradeSection(FileModel):
     prices: dict[str, Annotated[dict[str, Number], BeforeValidator(_price)]] = Field(
         default_factory=dict
     )
+    allow_not_evaluated: Annotated[bool, Field(strict=True)] = False
 
 
 class CriteriaFile(FileModel):
@@ -255,6 +261,7 @@ def parse_config(raw: dict[str, Any] | None, specs: dict[str, MetricSpec]) -> Sc
         repeat_policy=ours.repeat_policy,
         max_error_rate=ours.max_error_rate,
         prices=ours.prices,
+        allow_not_evaluated=ours.allow_not_evaluated,
     )
 
 
@@ -265,12 +272,29 @@ def parse_criterion(metric: str, value: Any, spec: MetricSpec) -> Criterion:
         raise ConfigError(f"criteria.{metric}: expected a number or an object, got {value!r}")
     if not isinstance(value, dict):
         gate = "threshold" if spec.better == "higher" else "max"
-        return Criterion(metric=metric, **{gate: float(value)})
+        _check_range(f"criteria.{metric}", float(value), spec)
+        return Criterion(metric=metric, better=spec.better, **{gate: float(value)})
     entry = _validated(ENTRY_MODELS.get(metric, CriterionEntry), value, f"criteria.{metric}")
     gates = {g: getattr(entry, g) for g in ("threshold", "max", "p50", "p95")}
     if all(bound is None for bound in gates.values()):
         raise ConfigError(f"criteria.{metric}: give a threshold (or max, p50, p95)")
-    return Criterion(metric=metric, options=entry.options(), **gates)
+    for gate, bound in gates.items():
+        if bound is not None:
+            _check_range(f"criteria.{metric}.{gate}", bound, spec)
+    return Criterion(metric=metric, better=spec.better, options=entry.options(), **gates)
+
+
+def _check_range(where: str, bound: float, spec: MetricSpec) -> None:
+    """A bound outside the values the metric can take is a mistake: one the scores can
+    never reach fails every case, one they can never miss gates nothing."""
+    low, high = spec.low, spec.high
+    if (low is None or bound >= low) and (high is None or bound <= high):
+        return
+    if low is not None and high is not None:
+        values = f"run from {low:g} to {high:g}"
+    else:
+        values = f"are never below {low:g}" if low is not None else f"are never above {high:g}"
+    raise ConfigError(f"{where}: {bound:g} is out of range ({spec.name} scores {values})")
 
 
 def _validated(model: type[_M], value: Any, where: str) -> _M:

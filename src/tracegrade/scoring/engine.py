@@ -50,7 +50,8 @@ def score_loaded(
     if selection is None:
         runs = connection.execute("SELECT DISTINCT run_id FROM scored_turns").fetchall()
         selection = Selection(run_id=runs[0][0] if len(runs) == 1 else None)
-    run_metrics(connection, config, specs, has_expected=_has_expected(connection))
+    config = applicable(config, specs, selection.run_id, has_expected=_has_expected(connection))
+    run_metrics(connection, config, specs)
     scoring_id = uuid.uuid4().hex[:12]
     store_levels(connection, config, scoring_id)
     result = decide(connection, scoring_id, selection, config)
@@ -58,30 +59,36 @@ def score_loaded(
     return result
 
 
-def run_metrics(
-    connection: duckdb.DuckDBPyConnection,
+def applicable(
     config: ScoringConfig,
     specs: dict[str, MetricSpec],
+    run_id: str | None,
     *,
     has_expected: bool,
+) -> ScoringConfig:
+    """The criteria as they apply: traffic without expected turns drops the metrics that
+    need them (see `_without_expected`)."""
+    if run_id is None and not has_expected:
+        return _without_expected(config, specs)
+    return config
+
+
+def run_metrics(
+    connection: duckdb.DuckDBPyConnection, config: ScoringConfig, specs: dict[str, MetricSpec]
 ) -> None:
     """Every metric's SQL over the input tables, into `turn_scores` (with `scoring_criteria`).
     Spark tasks run this on their share of the turns (see tracegrade.spark)."""
     register_functions(connection)
     load_prices(connection, config.prices)
-    metrics = load_criteria(connection, config, specs, has_expected=has_expected)
+    metrics = load_criteria(connection, config, specs)
     _run_scorers(connection, metrics, config)
 
 
 def load_criteria(
-    connection: duckdb.DuckDBPyConnection,
-    config: ScoringConfig,
-    specs: dict[str, MetricSpec],
-    *,
-    has_expected: bool,
+    connection: duckdb.DuckDBPyConnection, config: ScoringConfig, specs: dict[str, MetricSpec]
 ) -> list[MetricSpec]:
     """The metrics to run, and their criteria into `scoring_criteria`, which the levels read."""
-    metrics = _metrics_to_run(config, specs, has_expected)
+    metrics = _metrics_to_run(config, specs)
     _load_criteria(connection, config, metrics)
     return metrics
 
@@ -131,15 +138,20 @@ def _has_expected(connection: duckdb.DuckDBPyConnection) -> bool:
     return bool(connection.execute("SELECT 1 FROM scored_expected LIMIT 1").fetchall())
 
 
-def _metrics_to_run(
-    config: ScoringConfig, specs: dict[str, MetricSpec], has_expected: bool
-) -> list[MetricSpec]:
+NOT_APPLICABLE = "not applicable: it needs expected turns, and traffic has none"
+
+
+def _without_expected(config: ScoringConfig, specs: dict[str, MetricSpec]) -> ScoringConfig:
+    """Traffic has no expected turns: the metrics that need them are left out, and say so.
+    One test_config.json then serves eval runs and traffic alike."""
+    skipped = {name: NOT_APPLICABLE for name in config.criteria if specs[name].needs_expected}
+    kept = {name: c for name, c in config.criteria.items() if name not in skipped}
+    not_evaluated = {**config.not_evaluated, **skipped}
+    return config.model_copy(update={"criteria": kept, "not_evaluated": not_evaluated})
+
+
+def _metrics_to_run(config: ScoringConfig, specs: dict[str, MetricSpec]) -> list[MetricSpec]:
     """Every configured metric, and every reference-free one as information."""
-    for name in config.criteria:
-        if specs[name].needs_expected and not has_expected:
-            raise ConfigError(
-                f"metric '{name}' needs expected turns, and the selected turns have none"
-            )
     return [s for s in specs.values() if s.name in config.criteria or not s.needs_expected]
 
 

@@ -24,6 +24,7 @@ INPUT_TABLES = (
     "scored_llm_calls",
     "scored_expected",
     "scored_expected_calls",
+    "scored_plan",
 )
 
 

@@ -6,6 +6,8 @@ A scorer file opens with `-- key: value` lines, then a comment saying what a row
     -- better: higher              higher | lower (a budget: lower is better)
     -- needs: expected             expected | nothing (reference-free)
     -- aliases: trajectory         other names accepted in criteria (optional)
+    -- range: 0..1                 the values a score can take (optional; `0..` for no
+                                   upper end): a bound outside it is a config error
 
 Shipped scorers live in `queries/scorers/`; `--metrics DIR` adds the `.sql` files of a
 folder, which may also replace a shipped metric of the same name.
@@ -22,7 +24,8 @@ from typing import Literal
 from tracegrade._resources import sql_files
 from tracegrade.errors import ConfigError
 
-_HEADER = re.compile(r"^--\s*(metric|better|needs|aliases|unit)\s*:\s*(.+?)\s*$")
+_HEADER = re.compile(r"^--\s*(metric|better|needs|aliases|unit|range)\s*:\s*(.+?)\s*$")
+_RANGE = re.compile(r"^(-?[0-9.]+)?\s*\.\.\s*(-?[0-9.]+)?$")
 
 
 @dataclass(frozen=True)
@@ -33,6 +36,10 @@ class MetricSpec:
     needs_expected: bool = False
     aliases: tuple[str, ...] = ()
     unit: str = ""
+    low: float | None = None
+    """The lowest value a score can take, if there is one."""
+    high: float | None = None
+    """The highest value a score can take, if there is one."""
 
     @property
     def sql(self) -> str:
@@ -55,7 +62,22 @@ def read_spec(path: Path) -> MetricSpec:
             f"metric file {path}: 'better' must be higher|lower and 'needs' expected|nothing"
         )
     aliases = tuple(a.strip() for a in fields.get("aliases", "").split(",") if a.strip())
-    return MetricSpec(name, path, better, needs == "expected", aliases, fields.get("unit", ""))  # type: ignore[arg-type]
+    low, high = _range(path, fields.get("range"))
+    unit = fields.get("unit", "")
+    return MetricSpec(name, path, better, needs == "expected", aliases, unit, low, high)  # type: ignore[arg-type]
+
+
+def _range(path: Path, text: str | None) -> tuple[float | None, float | None]:
+    if text is None:
+        return None, None
+    match = _RANGE.match(text)
+    try:
+        if match is None:
+            raise ValueError(text)
+        low, high = match.groups()
+        return (None if low is None else float(low)), (None if high is None else float(high))
+    except ValueError:
+        raise ConfigError(f"metric file {path}: 'range' must read like 0..1 or 0..") from None
 
 
 def available_metrics(extra_dirs: Iterable[Path] = ()) -> dict[str, MetricSpec]:

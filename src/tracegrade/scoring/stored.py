@@ -83,7 +83,7 @@ def _check_fields(request: dict[str, Any]) -> None:
             raise ConfigError(f"{key} {value!r}: must be {_FIELD_NAMES[key]}")
     since, sample = request.get("since_s"), request.get("sample")
     if since is not None and not 0 <= since < _MAX_SINCE_S:
-        raise ConfigError(f"since_s {since!r}: must be a number of seconds, 0 or more")
+        raise ConfigError(f"since_s {since!r}: must be 0 or more seconds, under 100 years")
     if sample is not None and not 0 <= sample <= 1:
         raise ConfigError(f"sample {sample!r}: must be a share between 0 and 1")
 

@@ -3,10 +3,17 @@
 Case verdicts under the repeat policy are decided in SQL (queries/scoring/03_levels.sql):
 a case repeat with an errored turn is an error, not a failure; it is left out of the
 repeat policy and counted against `max_error_rate` instead.
+
+The order the gate looks in: a run with turns that never ran is incomplete (5); then
+errors over the budget (3); then failures (1); then cases with no criterion evaluated (4,
+unless allowed); else 0. Whatever stops a metric from scoring a turn (a judge that failed,
+arguments not captured, no expectation) is its score NULL with a `reason` in its detail:
+the same path gives the reasons named for exit 4.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
 import duckdb
@@ -26,7 +33,7 @@ class CaseResult:
     failed_repeats: int
     errored_repeats: int
     verdict: str
-    """passed, failed, error (every repeat errored) or not_evaluated."""
+    """passed, failed, error (every repeat errored), not_evaluated or not_run."""
     failed_metrics: list[str] = field(default_factory=list)
 
     @property
@@ -53,6 +60,11 @@ class ScoringResult:
     failed_run_metrics: list[str]
     failed_turns: int
     max_error_rate: float
+    turns_not_run: int = 0
+    """Turns of the eval run's plan that were never recorded (the run was stopped)."""
+    not_evaluated: dict[str, list[str]] = field(default_factory=dict)
+    """Gating metrics (or metrics left out) that did not evaluate something, and why."""
+    allow_not_evaluated: bool = False
 
     @property
     def error_rate(self) -> float:
@@ -60,16 +72,35 @@ class ScoringResult:
 
     @property
     def exit_code(self) -> ExitCode:
+        if self.turns_not_run:
+            return ExitCode.INCOMPLETE
         if self.error_rate > self.max_error_rate:
             return ExitCode.ERRORS_OVER_LIMIT
         failed = any(c.verdict == "failed" for c in self.cases) or self.failed_run_metrics
         if failed or (self.run_id is None and self.failed_turns):
             return ExitCode.GATE_FAILED
+        if self.unevaluated_cases and not self.allow_not_evaluated:
+            return ExitCode.NOT_EVALUATED
         return ExitCode.OK
 
     @property
+    def unevaluated_cases(self) -> list[CaseResult]:
+        """Cases no gating criterion evaluated: not a pass."""
+        return [c for c in self.cases if c.verdict == "not_evaluated"]
+
+    @property
     def verdict(self) -> str:
-        return {ExitCode.OK: "passed", ExitCode.GATE_FAILED: "failed"}.get(self.exit_code, "errors")
+        return VERDICTS[self.exit_code]
+
+
+VERDICTS = {
+    ExitCode.OK: "passed",
+    ExitCode.GATE_FAILED: "failed",
+    ExitCode.ERRORS_OVER_LIMIT: "errors",
+    ExitCode.NOT_EVALUATED: "not_evaluated",
+    ExitCode.INCOMPLETE: "incomplete",
+}
+"""The scoring's verdict (stored in `scorings`) for each exit code the gate gives."""
 
 
 # These read the tables of the scoring just made (queries/scoring/03_levels.sql).
@@ -85,6 +116,14 @@ SELECT (SELECT count(*) FROM scored_turns),
        (SELECT count(DISTINCT turn_id) FROM level_turn WHERE status = 'failed')
 """
 _FAILED_RUN_METRICS = "SELECT metric FROM level_run WHERE status = 'failed' ORDER BY metric"
+_TURNS_NOT_RUN = "SELECT count(*) FROM turns_not_run"
+_NOT_EVALUATED = """
+SELECT r.metric, r.detail->'reasons'
+FROM level_run r JOIN scoring_criteria c USING (metric)
+WHERE c.gating AND (r.detail->>'not_evaluated')::INTEGER > 0
+ORDER BY r.metric
+"""
+NO_CRITERION = "no criterion gates the run"
 
 
 def decide(
@@ -107,4 +146,20 @@ def decide(
         failed_run_metrics=failed_run,
         failed_turns=failed_turns,
         max_error_rate=config.max_error_rate,
+        turns_not_run=connection.execute(_TURNS_NOT_RUN).fetchall()[0][0],
+        not_evaluated=_not_evaluated(connection, config),
+        allow_not_evaluated=config.allow_not_evaluated,
     )
+
+
+def _not_evaluated(
+    connection: duckdb.DuckDBPyConnection, config: ScoringConfig
+) -> dict[str, list[str]]:
+    """Each metric that left something unevaluated, and why: the criteria left out (an
+    unsupported metric, one not applicable), then gating metrics' turns without a score."""
+    found = {metric: [reason] for metric, reason in config.not_evaluated.items()}
+    for metric, reasons in connection.execute(_NOT_EVALUATED).fetchall():
+        found[metric] = json.loads(reasons)
+    if not config.criteria:
+        found.setdefault("(none)", [NO_CRITERION])
+    return found

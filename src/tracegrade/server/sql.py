@@ -27,6 +27,7 @@ from tracegrade.store.archive_location import layer_archive
 from tracegrade.store.readonly import (
     QueryRefused,
     QueryUnparsable,
+    one_line,
     read_only_statement,
     read_only_transaction,
 )
@@ -75,7 +76,7 @@ class ReadOnlyQueries:
         except QueryRefused as exc:
             raise SqlRefused(str(exc)) from None
         except QueryUnparsable as exc:
-            raise SqlFailed(str(exc)) from None
+            raise SqlFailed(one_line(str(exc))) from None
         cap = min(limit or self.max_rows, self.max_rows)
         with self._cursor(deadline, cancel) as cursor, read_only_transaction(cursor):
             self._execute(cursor, statement, params)
@@ -122,7 +123,7 @@ class ReadOnlyQueries:
         except duckdb.InterruptException:
             raise SqlFailed(self._running[cursor]) from None
         except duckdb.Error as exc:
-            raise SqlFailed(str(exc)) from None
+            raise SqlFailed(one_line(str(exc))) from None
         except UnicodeError as exc:  # a lone surrogate in a parameter or a value
             raise SqlFailed(f"not valid text: {exc}") from None
         finally:

@@ -42,10 +42,11 @@ def levels(rows: pa.Table, config_raw: dict[str, Any]) -> duckdb.DuckDBPyConnect
         "CREATE TEMP TABLE turn_scores AS SELECT metric, turn_id, score, detail::JSON AS detail "
         "FROM task_rows WHERE metric IS NOT NULL"
     )
-    ((has_expected,),) = connection.execute(
-        "SELECT coalesce(bool_or(has_expected), false) FROM scored_turns"
+    ((has_expected, run_id),) = connection.execute(
+        "SELECT coalesce(bool_or(has_expected), false), any_value(run_id) FROM scored_turns"
     ).fetchall()
-    engine.load_criteria(connection, config, specs, has_expected=bool(has_expected))
+    config = engine.applicable(config, specs, run_id, has_expected=bool(has_expected))
+    engine.load_criteria(connection, config, specs)
     engine.store_levels(connection, config, uuid.uuid4().hex[:12])
     return connection
 

@@ -68,7 +68,8 @@ def score_spans(table: pa.Table, config_raw: dict[str, Any], selection: Selectio
         ((has_expected,),) = connection.execute(
             "SELECT coalesce(bool_or(has_expected), false) FROM scored_turns"
         ).fetchall()
-        engine.run_metrics(connection, config, specs, has_expected=bool(has_expected))
+        config = engine.applicable(config, specs, selection.run_id, has_expected=bool(has_expected))
+        engine.run_metrics(connection, config, specs)
         (rows_sql,) = sql_files("spark")
         return connection.sql(rows_sql.read_text()).to_arrow_table().cast(TASK_ROWS)
     finally:

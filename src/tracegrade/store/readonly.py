@@ -132,7 +132,7 @@ def guarded_rows(
         try:
             return connection.execute(statement, params).fetchall()
         except duckdb.Error as exc:
-            raise DatabaseError(str(exc)) from None
+            raise DatabaseError(one_line(str(exc))) from None
 
 
 def _one_select(sql: str) -> duckdb.Statement:
@@ -140,7 +140,7 @@ def _one_select(sql: str) -> duckdb.Statement:
     try:
         statements = duckdb.extract_statements(sql)
     except duckdb.Error as exc:
-        raise QueryUnparsable(f"cannot parse the query: {_first_line(exc)}") from None
+        raise QueryUnparsable(f"cannot parse the query: {one_line(str(exc))}") from None
     if len(statements) != 1:
         raise QueryRefused(f"send exactly one statement, not {len(statements)}")
     try:
@@ -152,9 +152,15 @@ def _one_select(sql: str) -> duckdb.Statement:
     return statements[0]
 
 
-def _first_line(exc: Exception) -> str:
-    """DuckDB's message without the lines that draw the query: errors are printed on one line."""
-    return str(exc).strip().splitlines()[0]
+def one_line(message: str) -> str:
+    """DuckDB's message on one line (errors are printed on one line), without the lines that
+    draw the query under it (`LINE 2: nope > 1` and a caret), which would only repeat it."""
+    kept = []
+    for line in message.strip().splitlines():
+        if line.startswith("LINE "):
+            break
+        kept.append(line.strip())
+    return " ".join(filter(None, kept))
 
 
 def _require_unicode(sql: str) -> None:
@@ -175,7 +181,7 @@ def _syntax_tree(sql: str) -> dict[str, Any]:
         try:
             row = _parser.execute("SELECT json_serialize_sql(?::VARCHAR)", [sql]).fetchone()
         except duckdb.Error as exc:
-            raise QueryUnparsable(f"cannot parse the query: {_first_line(exc)}") from None
+            raise QueryUnparsable(f"cannot parse the query: {one_line(str(exc))}") from None
     try:
         tree = json.loads(row[0] if row else "{}")
     except (ValueError, RecursionError):

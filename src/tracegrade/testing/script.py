@@ -26,7 +26,11 @@ class ScriptedToolCall(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str
-    args: dict[str, Any] = Field(default_factory=dict)
+    args: dict[str, Any] | None = Field(
+        default_factory=dict,
+        description="the arguments; null sends a call without any, as Gemini does for a "
+        "tool without parameters (ADK's eval then reads args None, not {})",
+    )
     id: str | None = Field(
         default=None, description="a model-supplied call id; ADK makes one if absent"
     )
