@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tracegrade.store import archive
+import tracegrade.store.archive as archive
 
 
 def _stop_before(name: str, marker: Path) -> None:

@@ -34,6 +34,15 @@ def traffic_db(path: Path, seeds: range = TRAFFIC_SEEDS, turns: int = 3) -> Path
     return path
 
 
+def adk_traffic_db(path: Path) -> Path:
+    """Real ADK traffic with the user's text captured (tests/data/traces/adk_v2_*)."""
+    writer = SpanWriter.open(path)
+    for trace_file in sorted((DATA / "traces").glob("adk_v2_*.otlp.jsonl")):
+        ingest_file(trace_file, writer)
+    writer.close()
+    return path
+
+
 def eval_runs_db(path: Path) -> Path:
     writer = SpanWriter.open(path)
     ingest_file(RUNS_FIXTURE, writer)

@@ -25,5 +25,5 @@ __all__ = ["SparkScoring", "score_archive", "score_to"]
 
 def score_to(spark: SparkSession, archive: str, scoring: SparkScoring, out: Path) -> dict[str, int]:
     """Score the archive's selected turns; rows written per output table."""
-    rows, config = score_archive(spark, archive, scoring)
-    return write_outputs(levels(collect_rows(rows), config), out)
+    job = score_archive(spark, archive, scoring)
+    return write_outputs(levels(collect_rows(job.rows), job.config, job.eval_spans), out)

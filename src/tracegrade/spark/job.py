@@ -53,21 +53,30 @@ class SparkScoring:
         return self.now_ns - int(self.since.total_seconds() * 1e9)
 
 
-def score_archive(
-    spark: SparkSession, archive: str, scoring: SparkScoring
-) -> tuple[DataFrame, dict[str, Any]]:
-    """Per-turn rows (see tasks.TASK_ROWS) of the archive's selected turns, as a DataFrame,
-    and the criteria they are scored with (the levels need the same)."""
+@dataclass(frozen=True)
+class SparkJob:
+    """The per-turn rows (see tasks.TASK_ROWS) as a DataFrame, the criteria they are scored
+    with, and an eval run's own spans: the driver's levels need the same criteria, and the
+    run's plan (which turns each case set out to replay) from those spans."""
+
+    rows: DataFrame
+    config: dict[str, Any]
+    eval_spans: pa.Table | None
+
+
+def score_archive(spark: SparkSession, archive: str, scoring: SparkScoring) -> SparkJob:
+    """Plan the scoring of the archive's selected turns (nothing runs until rows are read)."""
     spans = spark.read.parquet(archive)
-    shared = None
+    eval_spans, shared = None, None
     if scoring.run_id is not None:
         # An eval run's own spans are one trace beside its turns' traces, and every task
         # reads them (expected turns, tool definitions): sent to all, as a broadcast.
-        shared = spark.sparkContext.broadcast(spans.where(_EVAL_SPANS).toArrow())
-    config = _config(scoring, shared)
+        eval_spans = spans.where(_EVAL_SPANS).toArrow()
+        shared = spark.sparkContext.broadcast(eval_spans)
+    config = _config(scoring, eval_spans)
     scorer = partition_scorer(config, scoring.selection(), shared)
     picked = _picked(spans, scoring).repartition(scoring.partitions, "trace_id")
-    return picked.mapInArrow(scorer, TASK_ROWS_DDL), config
+    return SparkJob(picked.mapInArrow(scorer, TASK_ROWS_DDL), config, eval_spans)
 
 
 def _picked(spans: DataFrame, scoring: SparkScoring) -> DataFrame:
@@ -84,15 +93,15 @@ def _picked(spans: DataFrame, scoring: SparkScoring) -> DataFrame:
     return spans
 
 
-def _config(scoring: SparkScoring, shared: Any) -> dict[str, Any]:
+def _config(scoring: SparkScoring, eval_spans: pa.Table | None) -> dict[str, Any]:
     """The criteria given, else (an eval run) those the run was made with, else none."""
     if scoring.config is not None:
         return scoring.config
-    if scoring.run_id is None or shared is None:
+    if scoring.run_id is None or eval_spans is None:
         return {"criteria": {}}
     from tracegrade.spark.levels import run_criteria_of
 
-    return run_criteria_of(shared.value, scoring.run_id) or {"criteria": {}}
+    return run_criteria_of(eval_spans, scoring.run_id) or {"criteria": {}}
 
 
 def collect_rows(rows: DataFrame) -> pa.Table:

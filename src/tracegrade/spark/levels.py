@@ -14,24 +14,29 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from tracegrade._resources import sql_files
+from tracegrade._resources import scoring_sql, sql_files
 from tracegrade.errors import TracegradeError
 from tracegrade.scoring import engine
 from tracegrade.scoring.criteria import parse_config
+from tracegrade.scoring.functions import register_functions
 from tracegrade.scoring.metrics import available_metrics
 from tracegrade.scoring.stored import run_criteria
 from tracegrade.spark.tasks import load_spans
+from tracegrade.store.view_functions import register_view_functions
 
 OUTPUTS = ("scores", "case_results")
 
 
-def levels(rows: pa.Table, config_raw: dict[str, Any]) -> duckdb.DuckDBPyConnection:
-    """A DuckDB whose `scores` and `case_results` hold this scoring's rows."""
+def levels(
+    rows: pa.Table, config_raw: dict[str, Any], eval_spans: pa.Table | None = None
+) -> duckdb.DuckDBPyConnection:
+    """A DuckDB whose `scores` and `case_results` hold this scoring's rows. An eval run's
+    own spans give its plan (queries/scoring/01_inputs.sql's `scored_plan`)."""
     if not rows.num_rows:
         raise TracegradeError("no turns matched in the archive: nothing to score")
     specs = available_metrics()
     config = parse_config(config_raw, specs)
-    connection = _store()
+    connection = _store(eval_spans)
     connection.register("task_rows", rows)
     connection.execute(
         "CREATE TEMP TABLE scored_turns AS SELECT DISTINCT turn_id, trace_id, run_id, "
@@ -42,6 +47,7 @@ def levels(rows: pa.Table, config_raw: dict[str, Any]) -> duckdb.DuckDBPyConnect
         "CREATE TEMP TABLE turn_scores AS SELECT metric, turn_id, score, detail::JSON AS detail "
         "FROM task_rows WHERE metric IS NOT NULL"
     )
+    connection.execute(scoring_sql("inputs"))  # for scored_plan; the rest is left unused
     ((has_expected, run_id),) = connection.execute(
         "SELECT coalesce(bool_or(has_expected), false), any_value(run_id) FROM scored_turns"
     ).fetchall()
@@ -65,18 +71,23 @@ def write_outputs(connection: duckdb.DuckDBPyConnection, out: Path) -> dict[str,
 
 def run_criteria_of(eval_spans: pa.Table, run_id: str) -> dict[str, Any] | None:
     """The criteria an eval run was made with, read from its own spans."""
-    connection = duckdb.connect()
+    connection = _store(eval_spans)
     try:
-        load_spans(connection, eval_spans)
-        for path in sql_files("views"):
-            connection.execute(path.read_text())
         return run_criteria(connection, run_id)
     finally:
         connection.close()
 
 
-def _store() -> duckdb.DuckDBPyConnection:
+def _store(spans: pa.Table | None) -> duckdb.DuckDBPyConnection:
+    """An in-memory store holding `spans` (or none), with the views and functions."""
     connection = duckdb.connect()
-    for path in sql_files("migrations"):
+    if spans is not None:
+        load_spans(connection, spans)
+    else:
+        for path in [*sql_files("migrations"), *sql_files("macros")]:
+            connection.execute(path.read_text())
+    for path in sql_files("views"):
         connection.execute(path.read_text())
+    register_view_functions(connection)
+    register_functions(connection)
     return connection
