@@ -23,6 +23,8 @@ from google.adk.tools.tool_context import ToolContext
 
 from tracegrade.testing import ScriptedLlm
 
+from . import judge  # noqa: F401  registers "home-judge", the judge test_config.json names
+
 MODEL_SCRIPT = Path(__file__).with_name("model_script.json")
 GEMINI_MODEL = "gemini-2.5-flash"
 MIN_CELSIUS, MAX_CELSIUS = 18, 30

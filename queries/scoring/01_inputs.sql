@@ -53,3 +53,148 @@ SELECT e.run_id, e.eval_set_id, e.case_id, unnest(range(coalesce(r.repeats, 1)))
 FROM expected_turns e
 JOIN eval_runs r USING (run_id)
 WHERE e.run_id IN (SELECT run_id FROM scored_turns WHERE run_id IS NOT NULL);
+-- scored_judgements: the judge answers the scored turns' judged metrics use, filled by the
+-- judge runner (scoring/judging): one row per answer (cached or new), per sample, and one
+-- row for a turn no judge answered, saying why. outcome: answered, failed (after every
+-- retry), unjudged (the judge budget was spent) or not_applicable (error says why).
+CREATE OR REPLACE TEMP TABLE scored_judgements (
+    metric VARCHAR, turn_id VARCHAR, judgement_id VARCHAR, judge_model VARCHAR,
+    sample INTEGER, step VARCHAR, outcome VARCHAR, cached BOOLEAN, response VARCHAR,
+    score DOUBLE, verdicts JSON, rationale VARCHAR, error VARCHAR,
+    input_tokens BIGINT, output_tokens BIGINT, cost_usd DOUBLE, latency_ms DOUBLE
+);
+
+-- tg_judged(m): one row per turn metric m has answers (or a reason) for: the answered
+-- samples' scores, rationales and verdicts in sample order, whether a call failed or the
+-- budget stopped the judging, and the reason the turn may have no score.
+CREATE OR REPLACE TEMP MACRO tg_judged(m) AS TABLE
+SELECT
+    turn_id,
+    count(*) FILTER (outcome = 'answered') AS answers,
+    coalesce(list(score ORDER BY step, sample) FILTER (outcome = 'answered'), []) AS scores,
+    coalesce(list(rationale ORDER BY step, sample) FILTER (outcome = 'answered'), []) AS rationales,
+    coalesce(list(verdicts ORDER BY step, sample) FILTER (outcome = 'answered'), []) AS verdicts,
+    bool_or(outcome = 'failed') AS failed,
+    bool_or(outcome = 'unjudged') AS unjudged,
+    CASE
+        WHEN bool_or(outcome = 'unjudged') THEN 'not judged: the judge budget was spent'
+        WHEN bool_or(outcome = 'failed')
+            THEN 'judge call failed: ' || arg_min(error, sample) FILTER (outcome = 'failed')
+        WHEN bool_or(outcome = 'not_applicable')
+            THEN arg_min(error, sample) FILTER (outcome = 'not_applicable')
+    END AS problem
+FROM scored_judgements
+WHERE metric = m
+GROUP BY turn_id;
+
+-- tg_vote(scores): ADK's majority vote over samples (llm_as_judge / rubric_based_evaluator):
+-- 1.0 votes yes, any other score no, NULL not at all. More yes than no: 1.0; a tie or more
+-- no: the first no; no votes: NULL. `pick` is the position of the sample that decided.
+CREATE OR REPLACE TEMP MACRO tg_vote(scores) AS (
+    CASE
+        WHEN len(list_filter(scores, lambda s: s = 1.0))
+             > len(list_filter(scores, lambda s: s <> 1.0))
+            THEN {'score': 1.0::DOUBLE, 'pick': list_position(scores, 1.0)::BIGINT}
+        WHEN len(list_filter(scores, lambda s: s <> 1.0)) > 0
+            THEN {'score': list_filter(scores, lambda s: s <> 1.0)[1]::DOUBLE,
+                  'pick': list_position(list_transform(scores, lambda s: coalesce(s <> 1.0, false)), true)::BIGINT}
+        ELSE {'score': NULL::DOUBLE, 'pick': NULL::BIGINT}
+    END
+);
+
+-- tg_judge_detail(score, problem, failed, unjudged, extra): a judged metric's detail:
+-- `extra`, plus `reason` when the turn has no score and `judge_error` (true: not evaluated
+-- because the judge failed or its answers could not be read, which the gate counts as
+-- errors; false: judged; absent: not judged for another reason, such as the budget).
+CREATE OR REPLACE TEMP MACRO tg_judge_detail(score, problem, failed, unjudged, extra) AS (
+    json_merge_patch(extra::JSON, json_object(
+        'reason', CASE WHEN score IS NULL THEN coalesce(problem, 'the judge''s answers could not be read') END,
+        'judge_error', CASE
+            WHEN score IS NOT NULL THEN false
+            WHEN unjudged THEN NULL
+            WHEN failed THEN true
+            WHEN problem IS NOT NULL THEN NULL
+            ELSE true
+        END))
+);
+
+-- tg_rubric_turns(m): ADK's rubric metrics per turn: each rubric decided by majority over
+-- the samples' verdicts, the turn's score the mean of the decided scores; `weight` counts
+-- them (ADK's case score is the mean over every rubric score of every turn).
+CREATE OR REPLACE TEMP MACRO tg_rubric_turns(m) AS TABLE
+WITH entries AS (
+    SELECT turn_id, sample, unnest(list_transform(
+        from_json(verdicts, '[{"rubric_id": "VARCHAR", "score": "DOUBLE", "rationale": "VARCHAR"}]'),
+        lambda v, i: {rubric_id: v.rubric_id, score: v.score, rationale: v.rationale, pos: i}
+    ), recursive := true)
+    FROM scored_judgements
+    WHERE metric = m AND outcome = 'answered' AND verdicts IS NOT NULL
+),
+rubrics AS (
+    SELECT turn_id, rubric_id, min(sample * 1000000 + pos) AS first_seen,
+           tg_vote(list(score ORDER BY sample, pos)) AS vote,
+           list(rationale ORDER BY sample, pos) AS rationales
+    FROM entries
+    GROUP BY turn_id, rubric_id
+)
+SELECT
+    j.turn_id,
+    CASE WHEN NOT any_value(j.failed OR j.unjudged) THEN avg(r.vote.score) END AS score,
+    count(r.vote.score) AS weight,
+    coalesce(list({'id': r.rubric_id, 'score': r.vote.score,
+                   'rationale': r.rationales[coalesce(r.vote.pick, 1)]} ORDER BY r.first_seen)
+        FILTER (r.rubric_id IS NOT NULL), []) AS rubrics,
+    any_value(j.problem) AS problem,
+    any_value(j.failed) AS failed,
+    any_value(j.unjudged) AS unjudged
+FROM tg_judged(m) j
+LEFT JOIN rubrics r USING (turn_id)
+GROUP BY j.turn_id;
+
+-- tg_one_answer(m): metrics judged by one answer per turn (ADK's Vertex AI metrics).
+CREATE OR REPLACE TEMP MACRO tg_one_answer(m) AS TABLE
+SELECT
+    turn_id,
+    CASE WHEN NOT (failed OR unjudged) THEN scores[1] END AS score,
+    tg_judge_detail(CASE WHEN NOT (failed OR unjudged) THEN scores[1] END, problem, failed,
+        unjudged, json_object('rationale', rationales[1], 'verdicts', verdicts[1])) AS detail
+FROM tg_judged(m);
+
+-- tg_item_turns(m): template judges that answer {"verdicts": [{"key", "verdict",
+-- "rationale"}]} (task_completion, tool_argument_grounding; yours may too): per turn, each
+-- key decided by majority over the samples (yes 1, no 0, anything else no vote; a tie is
+-- no), the turn's score the mean of the decided keys, `weight` their count.
+CREATE OR REPLACE TEMP MACRO tg_item_turns(m) AS TABLE
+WITH entries AS (
+    SELECT turn_id, sample, unnest(list_transform(
+        from_json(verdicts->'verdicts', '[{"key": "VARCHAR", "verdict": "VARCHAR", "rationale": "VARCHAR"}]'),
+        lambda v, i: {key: coalesce(v.key, i::VARCHAR), verdict: v.verdict, rationale: v.rationale, pos: i}
+    ), recursive := true)
+    FROM scored_judgements
+    WHERE metric = m AND outcome = 'answered' AND json_type(verdicts->'verdicts') = 'ARRAY'
+),
+items AS (
+    SELECT turn_id, key, min(sample * 1000000 + pos) AS first_seen,
+           tg_vote(list(CASE
+               WHEN lower(trim(verdict)) IN ('yes', 'true', 'fulfilled', 'grounded') THEN 1.0
+               WHEN lower(trim(verdict)) IN ('no', 'false', 'partly', 'partially', 'not_fulfilled',
+                                             'ungrounded') THEN 0.0
+           END ORDER BY sample, pos)) AS vote,
+           list(verdict ORDER BY sample, pos) AS verdicts,
+           list(rationale ORDER BY sample, pos) AS rationales
+    FROM entries
+    GROUP BY turn_id, key
+)
+SELECT
+    j.turn_id,
+    CASE WHEN NOT any_value(j.failed OR j.unjudged) THEN avg(i.vote.score) END AS score,
+    count(i.vote.score) AS weight,
+    coalesce(list({'key': i.key, 'verdict': i.verdicts[coalesce(i.vote.pick, 1)],
+                   'score': i.vote.score, 'rationale': i.rationales[coalesce(i.vote.pick, 1)]}
+                  ORDER BY i.first_seen) FILTER (i.key IS NOT NULL), []) AS items,
+    any_value(j.problem) AS problem,
+    any_value(j.failed) AS failed,
+    any_value(j.unjudged) AS unjudged
+FROM tg_judged(m) j
+LEFT JOIN items i USING (turn_id)
+GROUP BY j.turn_id;

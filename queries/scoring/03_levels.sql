@@ -66,12 +66,14 @@ SELECT
 FROM judged;
 
 -- Per case repeat of an eval run: ADK's mean of the turn scores, held to `threshold`; `max`
--- holds when every turn is within it.
+-- holds when every turn is within it. A scorer may weigh its turns (detail.weight): ADK's
+-- rubric metrics average every rubric score of every turn, not the turns' means.
 CREATE OR REPLACE TEMP TABLE level_case AS
 WITH grouped AS (
     SELECT
         l.run_id, l.eval_set_id, l.case_id, l.repeat, l.metric,
-        avg(l.score) AS score,
+        sum(l.score * coalesce((l.detail->>'weight')::DOUBLE, 1))
+            / sum(coalesce((l.detail->>'weight')::DOUBLE, 1)) FILTER (l.score IS NOT NULL) AS score,
         max(l.score) AS worst_high,
         bool_or(l.is_error) AS errored,
         count(l.score) AS evaluated,

@@ -29,5 +29,10 @@ def sql_files(subdir: str) -> list[Path]:
 
 def scoring_sql(step: str) -> str:
     """The text of `queries/scoring/NN_<step>.sql` (inputs, derived, levels or store)."""
-    (path,) = [p for p in sql_files("scoring") if p.stem.split("_", 1)[1] == step]
+    return query_text("scoring", step)
+
+
+def query_text(subdir: str, step: str) -> str:
+    """The text of `queries/<subdir>/NN_<step>.sql`."""
+    (path,) = [p for p in sql_files(subdir) if p.stem.split("_", 1)[1] == step]
     return path.read_text()

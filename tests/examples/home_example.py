@@ -26,8 +26,10 @@ SENDS_WRONG_TYPE = "device_3_by_number"  # the model sends device_id=3, an int, 
 
 
 def offline_agent_module(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
-    """The example's agent module with its scripted model, even where a Gemini key is set."""
+    """The example's agent module with its scripted model and judge, even where a Gemini key
+    is set."""
     monkeypatch.setenv("HOME_AGENT_MODEL", "scripted")
+    monkeypatch.setenv("HOME_JUDGE_MODEL", "scripted")
     monkeypatch.syspath_prepend(str(EXAMPLE.parent))
     module = importlib.import_module("home_automation.agent")
     if not isinstance(module.root_agent.model, ScriptedLlm):

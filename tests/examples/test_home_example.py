@@ -42,7 +42,7 @@ def test_exactly_the_intended_case_fails_and_nothing_errors(
     assert scored.error_rate == 0
     verdicts = {c.case_id: (c.verdict, c.failed_metrics) for c in scored.cases}
     expected: dict[str, tuple[str, list[str]]] = {case: ("passed", []) for case in CASES}
-    expected[FAILS_ON_PURPOSE] = ("failed", ["tool_trajectory_avg_score"])
+    expected[FAILS_ON_PURPOSE] = ("failed", ["hallucinations_v1", "tool_trajectory_avg_score"])
     expected[SENDS_WRONG_TYPE] = ("failed", ["tool_call_validity"])
     assert verdicts == expected
     assert scored.failed_run_metrics == []
@@ -77,6 +77,40 @@ def test_the_failure_shows_the_wrong_device(
         "status": "OFF",
         "location": "Living Room",
     }
+
+
+def test_the_judge_finds_the_claim_the_tools_contradict(
+    captured: BlockingSpanProcessor, writer: SpanWriter
+) -> None:
+    """The example's judged metric runs offline, on the scripted judge: only the bedside
+    lamp's answer is contradicted by what its tool call did."""
+    result = run_example(captured)
+    loaded = load_scoring_config(None, [str(EVALSET)])
+    scored = score(writer.connection, Selection(run_id=result.run_id), loaded.config, loaded.specs)
+    rows = writer.connection.execute(
+        "SELECT case_id, score, detail FROM scores WHERE scoring_id = ? AND level = 'turn' "
+        "AND metric = 'hallucinations_v1'",
+        [scored.scoring_id],
+    ).fetchall()
+    assert len(rows) == 13
+    scores = {case: value for case, value, _ in rows}
+    assert [case for case, value in scores.items() if value != 1.0] == [FAILS_ON_PURPOSE]
+    (detail,) = [json.loads(d) for case, _, d in rows if case == FAILS_ON_PURPOSE]
+    assert detail["sentences"][0]["label"] == "contradictory"
+    assert "ceiling light" in detail["sentences"][0]["rationale"]
+
+
+def test_the_judge_is_gemini_when_a_key_is_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    from google.adk.models.google_llm import Gemini
+    from google.adk.models.registry import LLMRegistry
+
+    from tracegrade.testing import ScriptedJudge
+
+    judge = LLMRegistry.resolve("home-judge")(model="home-judge")
+    assert isinstance(judge.judge(), ScriptedJudge)  # type: ignore[attr-defined]
+    monkeypatch.setenv("HOME_JUDGE_MODEL", "")
+    monkeypatch.setenv("GOOGLE_API_KEY", "a-key")
+    assert isinstance(judge.judge(), Gemini)  # type: ignore[attr-defined]
 
 
 def test_the_wrong_typed_argument_fails_validity_with_its_reason(

@@ -15,7 +15,7 @@ from tests.peer.material import EVALFILES, file_id, real_files
 from tracegrade.errors import EvalSetError
 from tracegrade.evalset import load_eval_set
 from tracegrade.scoring import load_scoring_config
-from tracegrade.scoring.criteria import JUDGE_METRICS
+from tracegrade.scoring.criteria import NOT_COMPUTED
 
 CONFIGS = sorted(EVALFILES.rglob("test_config.json"))
 
@@ -52,9 +52,10 @@ def test_adk_refuses_seven_of_the_files() -> None:
 def test_criteria_read_as_in_adk(path: Path) -> None:
     adk = get_evaluation_criteria_or_default(str(path)).criteria
     ours = load_scoring_config(path).config
-    # ADK's metrics are ours by name, or left out as needing a judge, with the same bounds.
+    # ADK's metrics are ours by name (judged ones too), or left out as not computed, with
+    # the same bounds.
     assert set(adk) == set(ours.criteria) | set(ours.not_evaluated)
-    assert set(ours.not_evaluated) <= JUDGE_METRICS
+    assert set(ours.not_evaluated) <= set(NOT_COMPUTED)
     for name, criterion in ours.criteria.items():
         given = adk[name]
         threshold = given if isinstance(given, float | int) else given.threshold

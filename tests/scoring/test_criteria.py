@@ -158,7 +158,11 @@ def test_adk_config_works_unchanged() -> None:
         trajectory.options["args_match"],
     ) == (1.0, "ANY_ORDER", "IGNORE")
     assert config.criteria["response_match_score"].threshold == 0.8
-    assert "final_response_match_v2" in config.not_evaluated
+    judged = config.criteria["final_response_match_v2"]
+    assert (judged.threshold, judged.options["judge"]) == (
+        0.5,
+        adk["criteria"]["final_response_match_v2"],
+    )
     assert parse_config(None, SPECS).criteria.keys() == {
         "tool_trajectory_avg_score",
         "response_match_score",
@@ -188,6 +192,7 @@ def test_a_whole_file_reads_into_the_config_scoring_records() -> None:
                 },
                 "response_match_score": 0.7,
                 "hallucinations_v1": {"threshold": 0.9},
+                "per_turn_user_simulator_quality_v1": 0.5,
             },
             "tracegrade": {
                 "criteria": {"token_usage": {"max": 4000, "p95": 3000}, "latency": 8000},
@@ -235,14 +240,23 @@ def test_a_whole_file_reads_into_the_config_scoring_records() -> None:
                 "options": {},
                 "better": "lower",
             },
+            "hallucinations_v1": {
+                "metric": "hallucinations_v1",
+                **gates,
+                "threshold": 0.9,
+                "options": {"judge": {"threshold": 0.9}},
+                "better": "higher",
+            },
         },
         "not_evaluated": {
-            "hallucinations_v1": "needs an LLM judge or Vertex AI, which tracegrade does not run"
+            "per_turn_user_simulator_quality_v1": "rates ADK's LLM user simulator, which "
+            "tracegrade does not run"
         },
         "repeat_policy": {"kind": "at_least", "k": 2},
         "max_error_rate": 0.25,
         "prices": {"my-model": {"input": 0.3, "cached_input": 0.03, "output": 2.5}},
         "allow_not_evaluated": False,
+        "judge_imports": (),
     }
 
 

@@ -6,7 +6,7 @@ import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -45,6 +45,55 @@ MetricsOption = Annotated[
     list[Path] | None,
     typer.Option("--metrics", help="A folder of extra metric .sql files.", show_default=False),
 ]
+
+
+JudgeConcurrencyOption = Annotated[
+    int | None,
+    typer.Option(
+        "--judge-concurrency",
+        min=1,
+        help="Judge calls in flight at once, across turns, samples and metrics (default 64).",
+        show_default=False,
+    ),
+]
+JudgeBudgetOption = Annotated[
+    float | None,
+    typer.Option(
+        "--judge-budget-usd",
+        min=0.0,
+        help="Stop calling judges once their estimated cost reaches this; what is left is "
+        "reported unjudged.",
+        show_default=False,
+    ),
+]
+JudgeTimeoutOption = Annotated[
+    float | None,
+    typer.Option(
+        "--judge-timeout",
+        min=0.001,
+        help="Seconds one judge call may take before it is retried (default 120).",
+        show_default=False,
+    ),
+]
+JudgeRetriesOption = Annotated[
+    int | None,
+    typer.Option(
+        "--judge-retries",
+        min=0,
+        help="Retries of a judge call that got 429, 5xx or timed out (default 6).",
+        show_default=False,
+    ),
+]
+
+
+def judge_options(
+    concurrency: int | None, budget_usd: float | None, timeout: float | None, retries: int | None
+) -> dict[str, Any] | None:
+    """The `judge` settings of a scoring request, from the --judge-* options given."""
+    given = {"concurrency": concurrency, "budget_usd": budget_usd, "timeout_s": timeout,
+             "retries": retries}  # fmt: skip
+    chosen = {key: value for key, value in given.items() if value is not None}
+    return chosen or None
 
 
 def fail(message: str, code: ExitCode = ExitCode.USAGE_ERROR) -> typer.Exit:

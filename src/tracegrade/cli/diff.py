@@ -29,14 +29,19 @@ def diff(
     tool_calls: Annotated[
         float, typer.Option(min=0, help="More tool calls per repeat tolerated.")
     ] = 0.0,
+    score_drop: Annotated[
+        float,
+        typer.Option(min=0, help="A judged metric's case score may fall by this much unreported."),
+    ] = 0.05,
     db: DbOption = None,
     server: ServerOption = None,
 ) -> None:
-    """Per case: pass→fail, more tool calls, latency/cost/tokens up, trajectory changes.
+    """Per case: pass→fail, more tool calls, latency/cost/tokens up, judged metrics' scores
+    down, trajectory changes.
 
     A case that passed and now does not is a regression; so is one that got worse beyond a
-    tolerance (tool calls, latency, cost, tokens). Either exits 1. Trajectory changes are
-    shown, and do not fail.
+    tolerance (tool calls, latency, cost, tokens). Either exits 1. Trajectory changes and
+    judged scores that fell are shown, and do not fail.
     """
     from tracegrade.cli._access import open_reader
     from tracegrade.cli._report import width
@@ -48,6 +53,7 @@ def diff(
         cost_pct=cost_pct,
         tokens_pct=tokens_pct,
         tool_calls=tool_calls,
+        score_drop=score_drop,
     )
     with user_errors(), open_reader(db, server) as reader:
         result = diff_runs(reader, base, new, tolerances)

@@ -10,10 +10,15 @@ import typer
 from tracegrade.cli._common import (
     DbOption,
     JsonOption,
+    JudgeBudgetOption,
+    JudgeConcurrencyOption,
+    JudgeRetriesOption,
+    JudgeTimeoutOption,
     JunitOption,
     MetricsOption,
     ServerOption,
     fail,
+    judge_options,
     quiet_agent_logs,
     user_errors,
 )
@@ -70,6 +75,10 @@ def run(
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="Show the agent's own logs.")
     ] = False,
+    judge_concurrency: JudgeConcurrencyOption = None,
+    judge_budget_usd: JudgeBudgetOption = None,
+    judge_timeout: JudgeTimeoutOption = None,
+    judge_retries: JudgeRetriesOption = None,
 ) -> None:
     """Replay eval sets through the agent, score every turn, print the summary, gate.
 
@@ -103,12 +112,15 @@ def run(
             typer.echo(f"tracegrade: {warning}", err=True)
         for case, reason in plan.not_replayable:
             typer.echo(f"tracegrade: skipping case '{case.case_id}': {reason}", err=True)
+        judge = judge_options(judge_concurrency, judge_budget_usd, judge_timeout, judge_retries)
         with case_progress(plan.total) as progress:
             if otlp_endpoint:
                 remote = _scoring_server(db, server, metrics or [])
-                evaluation = evaluate_over_otlp(plan, criteria, otlp_endpoint, remote, progress)
+                evaluation = evaluate_over_otlp(
+                    plan, criteria, otlp_endpoint, remote, progress, judge=judge
+                )
             else:
-                evaluation = evaluate(plan, criteria, db, progress)
+                evaluation = evaluate(plan, criteria, db, progress, judge)
         if evaluation.capture.lost:
             typer.echo(
                 f"tracegrade: {evaluation.capture.lost} spans were lost while recording: "

@@ -12,10 +12,15 @@ import typer
 from tracegrade.cli._common import (
     DbOption,
     JsonOption,
+    JudgeBudgetOption,
+    JudgeConcurrencyOption,
+    JudgeRetriesOption,
+    JudgeTimeoutOption,
     JunitOption,
     MetricsOption,
     ServerOption,
     fail,
+    judge_options,
     sql_errors,
     user_errors,
 )
@@ -47,6 +52,10 @@ def score(
     server: ServerOption = None,
     json_path: JsonOption = None,
     junit: JunitOption = None,
+    judge_concurrency: JudgeConcurrencyOption = None,
+    judge_budget_usd: JudgeBudgetOption = None,
+    judge_timeout: JudgeTimeoutOption = None,
+    judge_retries: JudgeRetriesOption = None,
 ) -> None:
     """Score stored turns with the given criteria and gate, as `run` would.
 
@@ -64,6 +73,7 @@ def score(
         "sample": sample,
         "where": where,
         "config": _criteria(config),
+        "judge": judge_options(judge_concurrency, judge_budget_usd, judge_timeout, judge_retries),
     }
     with user_errors():
         with scoring_target(db, server, metrics or []) as target, _where_errors(where):

@@ -78,6 +78,13 @@ def serve_command(
         float,
         typer.Option(min=0.1, help="Seconds a POST /v1/score may take before it is stopped."),
     ] = ServeConfig.score_timeout_s,
+    judge_import: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Module to import at start so POST /v1/score may name the judges it holds "
+            "(module:attr) or registers; repeat for more. Requests never import anything."
+        ),
+    ] = None,
     log_interval: Annotated[
         float, typer.Option(min=1, help="Seconds between log lines of ingest figures.")
     ] = 60.0,
@@ -119,6 +126,7 @@ def serve_command(
         max_connections=max_connections,
         sql_timeout_s=sql_timeout,
         score_timeout_s=score_timeout,
+        judge_imports=tuple(judge_import or ()),
         log_interval_s=log_interval,
         archive=archive,
         retain_days=retain_days,

@@ -48,6 +48,8 @@ class ExpectedTurn:
     intermediate_responses: tuple[IntermediateResponse, ...] = ()
     invocation_id: str = ""
     """The id the file gave the turn; informational only."""
+    rubrics: tuple[dict[str, Any], ...] = ()
+    """This turn's rubrics for LLM judges, as ADK's `Rubric` JSON (snake_case)."""
 
 
 @dataclass(frozen=True)
@@ -83,6 +85,8 @@ class Case:
     scenario: Scenario | None = None
     reason_not_replayable: str | None = None
     """Why the harness cannot replay this case (e.g. it needs ADK's user simulator)."""
+    rubrics: tuple[dict[str, Any], ...] = ()
+    """Rubrics for every turn, as ADK's `Rubric` JSON (snake_case)."""
 
     @property
     def replayable(self) -> bool:

@@ -46,6 +46,8 @@ def case_to_dict(case: Case) -> dict[str, Any]:
         out["session_input"] = _session(case.session)
     if case.final_session_state:
         out["final_session_state"] = case.final_session_state
+    if case.rubrics:
+        out["rubrics"] = list(case.rubrics)
     return out
 
 
@@ -59,6 +61,8 @@ def turn_to_dict(turn: ExpectedTurn) -> dict[str, Any]:
     intermediate = _intermediate_data(turn)
     if intermediate:
         out["intermediate_data"] = intermediate
+    if turn.rubrics:
+        out["rubrics"] = list(turn.rubrics)
     return out
 
 

@@ -6,6 +6,8 @@ texts are what ADK's response metrics compare (non-empty text parts joined by "\
 
 from __future__ import annotations
 
+from typing import Any
+
 from tracegrade.evalset.cases import (
     Case,
     ExpectedCall,
@@ -21,6 +23,7 @@ from tracegrade.evalset.schema import (
     IntermediateData,
     IntermediateDataType,
     Invocation,
+    Rubric,
     SessionInput,
 )
 
@@ -39,6 +42,7 @@ def to_case(eval_set_id: str, case: EvalCase) -> Case:
         final_session_state=dict(case.final_session_state or {}),
         scenario=_scenario(case.conversation_scenario),
         reason_not_replayable=_reason_not_replayable(case),
+        rubrics=_rubrics(case.rubrics),
     )
 
 
@@ -52,7 +56,12 @@ def to_turn(index: int, invocation: Invocation) -> ExpectedTurn:
         tool_calls=tuple(ExpectedCall(c.name, c.args) for c in _calls(data)),
         intermediate_responses=_intermediate_responses(data),
         invocation_id=invocation.invocation_id,
+        rubrics=_rubrics(invocation.rubrics),
     )
+
+
+def _rubrics(rubrics: list[Rubric] | None) -> tuple[dict[str, Any], ...]:
+    return tuple(r.model_dump(mode="json", exclude_none=True) for r in rubrics or [])
 
 
 def _calls(data: IntermediateDataType | None) -> list[FunctionCall]:

@@ -1,9 +1,9 @@
 """Pydantic models of ADK's `*.evalset.json` format (google-adk 2.13 `EvalSet`).
 
 They mirror `google.adk.evaluation.eval_set` / `eval_case` field for field, except that
-fields no grader reads (`app_details`, durations, rubrics) are left out. Where ADK refuses
+fields no grader reads (`app_details`, durations) are left out. Where ADK refuses
 unknown keys (`Invocation`, `IntermediateData`, `InvocationEvents`,
-`ConversationScenario`, and google-genai's `Content`, `Part`, `FunctionCall`,
+`ConversationScenario`, `Rubric`, and google-genai's `Content`, `Part`, `FunctionCall`,
 `FunctionResponse`) the models keep them aside (`ClosedModel`) and the loader refuses the
 file as ADK does, naming them, unless asked to ignore them.
 """
@@ -74,6 +74,26 @@ IntermediateDataType = Annotated[
 ]
 
 
+class RubricContent(ClosedModel):
+    """What a rubric asks of the agent."""
+
+    text_property: str | None = Field(default=None, description="The property, in words.")
+
+
+class Rubric(ClosedModel):
+    """One rubric an LLM judge rates (ADK's `Rubric`)."""
+
+    rubric_id: str = Field(description="Unique id of the rubric.")
+    rubric_content: RubricContent = Field(description="The property the judge checks.")
+    description: str | None = Field(default=None, description="How to read its result.")
+    type: str | None = Field(
+        default=None,
+        description="Which metric it is for: ADK's rubric metrics take only their own type "
+        "(FINAL_RESPONSE_QUALITY, TOOL_USE_QUALITY, TRAJECTORY_QUALITY); `TASK` rubrics "
+        "are the tasks of tracegrade's `task_completion`.",
+    )
+
+
 class Invocation(ClosedModel):
     """One user turn: the user's message and the expected (or recorded) agent behaviour."""
 
@@ -86,6 +106,9 @@ class Invocation(ClosedModel):
         default=None, description="`IntermediateData` or `InvocationEvents`, chosen by its keys."
     )
     creation_timestamp: float = Field(default=0.0, description="Seconds since the epoch.")
+    rubrics: list[Rubric] | None = Field(
+        default=None, description="Rubrics for this turn only, added to the case's."
+    )
 
     ADK_ALSO_KNOWS = frozenset(
         {"app_details", "duration", "model_duration", "rubrics", "tool_duration"}
@@ -128,6 +151,9 @@ class EvalCase(FileModel):
         default_factory=dict, description="Expected state at the end; no built-in metric reads it."
     )
     creation_timestamp: float = Field(default=0.0, description="Seconds since the epoch.")
+    rubrics: list[Rubric] | None = Field(
+        default=None, description="Rubrics for every turn of the conversation."
+    )
 
     @model_validator(mode="after")
     def _conversation_xor_scenario(self) -> EvalCase:

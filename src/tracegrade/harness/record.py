@@ -99,6 +99,9 @@ def _case_attributes(run_id: str, case: Case) -> dict[str, AttributeValue]:
             "user_text": turn.user_text,
             "final_text": turn.final_text,
             "tool_calls": [{"name": c.name, "args": c.args} for c in turn.tool_calls],
+            # What ADK's LLM judges read beyond the texts and calls.
+            "intermediate_texts": [r.text for r in turn.intermediate_responses],
+            "rubrics": list(turn.rubrics),
         }
         for turn in case.turns
     ]
@@ -106,5 +109,5 @@ def _case_attributes(run_id: str, case: Case) -> dict[str, AttributeValue]:
         RUN_ID: run_id,
         EVAL_SET_ID: case.eval_set_id,
         CASE_ID: case.case_id,
-        EXPECTED: json.dumps({"turns": turns}),
+        EXPECTED: json.dumps({"turns": turns, "rubrics": list(case.rubrics)}),
     }

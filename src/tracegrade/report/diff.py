@@ -1,9 +1,10 @@
 """`diff_runs`: what changed, case by case, between two scored eval runs.
 
 A case that passed and now fails (or errors) is a regression, and so is a case that got
-worse beyond a tolerance: more tool calls, higher latency, cost or tokens. `RunDiff.regressed`
-is what `tracegrade diff` (and `run --baseline`) exit 1 on. Any change in the tool-name
-sequence of a turn is reported too, as a change.
+worse beyond a tolerance: more tool calls, higher latency, cost or tokens, a lower case score
+on a judged metric (or one a judge no longer evaluated). `RunDiff.regressed` is what
+`tracegrade diff` (and `run --baseline`) exit 1 on. Any change in the tool-name sequence of
+a turn is reported too, as a change.
 Each side is read through `build_report`, so the diff sees exactly what the reports show.
 """
 
@@ -17,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tracegrade.report.models import CaseReport, TurnReport
 from tracegrade.report.run import build_report
-from tracegrade.report.values import ms, usd
+from tracegrade.report.values import ms, num, usd
 from tracegrade.store.reader import Reader
 
 ChangeKind = Literal[
@@ -29,6 +30,7 @@ ChangeKind = Literal[
     "latency_up",
     "cost_up",
     "tokens_up",
+    "score_down",
 ]
 
 
@@ -50,10 +52,13 @@ class DiffTolerances(BaseModel):
     cost_pct: float = Field(default=10, ge=0, description="cost per repeat, % increase")
     tokens_pct: float = Field(default=10, ge=0, description="tokens per repeat, % increase")
     tool_calls: float = Field(default=0, ge=0, description="more tool calls per repeat than this")
+    score_drop: float = Field(
+        default=0.05, ge=0, description="a judged metric's case score falling by more than this"
+    )
 
 
 OVER_TOLERANCE: frozenset[ChangeKind] = frozenset(
-    {"more_tool_calls", "latency_up", "cost_up", "tokens_up"}
+    {"more_tool_calls", "latency_up", "cost_up", "tokens_up", "score_down"}
 )
 """Changes found only beyond a tolerance: each one fails the diff."""
 
@@ -81,7 +86,7 @@ class CaseDiff(BaseModel):
 
     @property
     def over_tolerance(self) -> bool:
-        """It got worse beyond a tolerance (tool calls, latency, cost, tokens)."""
+        """It got worse beyond a tolerance (tool calls, latency, cost, tokens, a judged score)."""
         return any(c.kind in OVER_TOLERANCE for c in self.changes)
 
 
@@ -114,7 +119,8 @@ def diff_runs(
     base_cases = {(c.eval_set_id, c.case_id): c for c in base.cases}
     new_cases = {(c.eval_set_id, c.case_id): c for c in new.cases}
     both = sorted(base_cases.keys() & new_cases.keys())
-    cases = [_case_diff(base_cases[k], new_cases[k], tolerances) for k in both]
+    judged = {u.metric for u in base.judges} & {u.metric for u in new.judges}
+    cases = [_case_diff(base_cases[k], new_cases[k], tolerances, judged) for k in both]
     return RunDiff(
         base_run_id=base_run_id,
         new_run_id=new_run_id,
@@ -168,7 +174,9 @@ def _names(turns: list[TurnReport]) -> Trajectory:
     return tuple(tuple(c.name for c in t.tool_calls) for t in turns)
 
 
-def _case_diff(base: CaseReport, new: CaseReport, tolerances: DiffTolerances) -> CaseDiff:
+def _case_diff(
+    base: CaseReport, new: CaseReport, tolerances: DiffTolerances, scored: set[str]
+) -> CaseDiff:
     before, after = _Profile.of(base), _Profile.of(new)
     return CaseDiff(
         eval_set_id=base.eval_set_id,
@@ -179,8 +187,29 @@ def _case_diff(base: CaseReport, new: CaseReport, tolerances: DiffTolerances) ->
             *_verdict_change(base.verdict, new.verdict),
             *_trajectory_change(before.trajectories, after.trajectories),
             *_increases(before, after, tolerances),
+            *_scores_down(base, new, sorted(scored), tolerances.score_drop),
         ],
     )
+
+
+def _scores_down(
+    base: CaseReport, new: CaseReport, metrics: list[str], drop: float
+) -> list[CaseChange]:
+    """Judged metrics whose case score fell, or is no longer evaluated (the judge failed)."""
+    changes = []
+    for metric in metrics:
+        before, after = _case_score(base, metric), _case_score(new, metric)
+        if before is None or (after is not None and before - after <= drop):
+            continue
+        shown = "not evaluated" if after is None else num(after)
+        changes.append(CaseChange(kind="score_down", message=f"{metric} {num(before)} → {shown}"))
+    return changes
+
+
+def _case_score(case: CaseReport, metric: str) -> float | None:
+    """The metric's case score, averaged over the repeats that have one."""
+    scores = [s.score for r in case.repeat_results for s in r.scores if s.metric == metric]
+    return _mean([score for score in scores if score is not None])
 
 
 def _verdict_change(before: str, after: str) -> list[CaseChange]:

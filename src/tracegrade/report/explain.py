@@ -3,7 +3,8 @@ plugin show.
 
 For each failed repeat: the turns whose gating metrics failed, each with a one-line reason
 (`trajectory_reason`: how the actual tool calls differ from the expected ones), the expected
-and actual trajectories side by side, and the response against its reference. Repeats that
+and actual trajectories side by side, the response against its reference, and a judge's
+rationale for each rubric, sentence, task or argument it failed. Repeats that
 failed the same way are shown once ("repeats 0, 1").
 """
 
@@ -15,6 +16,7 @@ from dataclasses import dataclass, field
 from itertools import zip_longest
 from typing import Any
 
+from tracegrade.report.judges import is_judged, judged_texts
 from tracegrade.report.models import (
     CaseReport,
     Criterion,
@@ -112,11 +114,13 @@ def _failed_how(error: ErrorInfo) -> str:
 
 
 def _kind(score: MetricScore) -> int:
-    """Trajectory metrics first, then response metrics, then budgets."""
+    """Trajectory metrics first, then response metrics, then judged ones, then budgets."""
     detail = score.detail if isinstance(score.detail, dict) else {}
     if "expected" in detail and "actual" in detail:
         return 0
-    return 1 if "reference_missing" in detail else 2
+    if "reference_missing" in detail:
+        return 1
+    return 2 if is_judged(detail) else 3
 
 
 def _metric(
@@ -135,6 +139,14 @@ def _metric(
         reason = "the eval set gives no reference response" if missing else "response differs"
         texts = [("response", turn.final_text or DASH), ("reference", turn.reference_text or DASH)]
         return MetricFinding(head, reason, texts=texts)
+    if kind == 2:
+        reason, lines = judged_texts(detail)
+        if "votes" in detail:  # a judge compared the response with its reference
+            lines += [
+                ("response", turn.final_text or DASH),
+                ("reference", turn.reference_text or DASH),
+            ]
+        return MetricFinding(head, reason, texts=lines)
     return _call_problems(head, detail)
 
 

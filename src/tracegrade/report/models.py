@@ -11,6 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tracegrade.report.judges import JudgeUsage
+
 Verdict = Literal["passed", "failed", "error", "not_evaluated", "not_run"]
 
 
@@ -167,3 +169,9 @@ class RunReport(_Model):
     cases: list[CaseReport] = Field(description="by eval set, in the run's order, then case id")
     metrics: list[RunMetric]
     totals: Totals
+    judges: list[JudgeUsage] = Field(
+        default_factory=list, description="each judged metric's judge: answers, calls, cost"
+    )
+    judge_errors: int = Field(
+        default=0, description="judged turns not evaluated because the judge failed"
+    )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from tracegrade.report import queries
+from tracegrade.report.judges import judge_usage
 from tracegrade.report.models import (
     CaseReport,
     ErrorInfo,
@@ -17,7 +18,7 @@ from tracegrade.report.models import (
 )
 from tracegrade.report.queries import ReportError, Row
 from tracegrade.report.summary import run_info, run_metrics, scoring_info, totals
-from tracegrade.report.values import as_float, as_int, as_json, as_list, as_str
+from tracegrade.report.values import as_dict, as_float, as_int, as_json, as_list, as_str
 from tracegrade.store.reader import Reader
 
 COST_METRIC = "cost_usd"
@@ -58,6 +59,10 @@ def build_report(
         cases=cases,
         metrics=run_metrics(queries.score_rows(reader, sid, "run"), info.criteria),
         totals=totals(all_turns),
+        judges=judge_usage(reader, sid),
+        judge_errors=sum(
+            1 for t in all_turns for s in t.scores if as_dict(s.detail).get("judge_error") is True
+        ),
     )
 
 

@@ -16,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tracegrade.report import explain, unevaluated
+from tracegrade.report.judges import usage_lines
 from tracegrade.report.models import CaseReport, RunReport, Totals
 from tracegrade.report.run_table import STYLE, case_table
 from tracegrade.report.values import (
@@ -49,7 +50,9 @@ def _renderables(report: RunReport, width: int) -> Iterator[RenderableType]:
         yield from shown
         if shown:
             yield Text()
-    yield Text("\n".join(totals_lines(report.totals)))
+    yield Text(
+        "\n".join(totals_lines(report.totals) + usage_lines(report.judges, report.judge_errors))
+    )
     yield _verdict(report)
 
 
@@ -166,5 +169,7 @@ def _verdict(report: RunReport) -> Text:
         if verdict in verdicts:
             line += f", {verdicts.count(verdict)} {verdict.replace('_', ' ')}"
     broken = [f"{m.metric} over budget" for m in report.metrics if m.status == "failed"]
+    if report.judge_errors:
+        broken.append(f"{plural(report.judge_errors, 'judged turn')} not evaluated (judge errors)")
     line += "".join(f"; {b}" for b in broken) + f" → exit {exit_meaning(report.exit_code)}"
     return Text(line, style=f"bold {STYLE.get(report.verdict, '')}".strip())

@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tracegrade.report.judges import JudgeUsage, judge_usage
 from tracegrade.report.models import RunMetric, ScoringInfo
 from tracegrade.report.queries import ReportError, Row, find_scoring, score_rows
 from tracegrade.report.summary import run_metrics, scoring_info
@@ -54,6 +55,9 @@ class TrafficReport(BaseModel):
     by_model: list[TrafficRow] = Field(description="turns that called the model")
     metrics: list[RunMetric]
     caveat: str
+    judges: list[JudgeUsage] = Field(
+        default_factory=list, description="each judged metric's judge: answers, calls, cost"
+    )
 
 
 _GROUPED = """
@@ -136,6 +140,7 @@ def build_traffic_report(reader: Reader, scoring_id: str) -> TrafficReport:
         by_model=[r for (dimension, _), r in rows.items() if dimension == "model"],
         metrics=run_metrics(score_rows(reader, scoring_id, "run"), info.criteria),
         caveat=SAMPLING_CAVEAT,
+        judges=judge_usage(reader, scoring_id),
     )
 
 

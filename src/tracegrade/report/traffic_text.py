@@ -10,8 +10,19 @@ from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from tracegrade.report.judges import usage_lines
 from tracegrade.report.traffic import TrafficReport, TrafficRow
-from tracegrade.report.values import DASH, UNBOUNDED, count, exit_meaning, ms, pct, to_text, usd
+from tracegrade.report.values import (
+    DASH,
+    UNBOUNDED,
+    count,
+    exit_meaning,
+    ms,
+    num,
+    pct,
+    to_text,
+    usd,
+)
 
 _HEADERS = ("", "turns", "errored", "over budget", "repeated\ncalls", "tool\nerrors",
             "cost/turn", "latency (ms)\np50/p95")  # fmt: skip
@@ -31,6 +42,12 @@ def _renderables(report: TrafficReport) -> Iterator[RenderableType]:
     for metric in report.metrics:
         if metric.breached and metric.status == "failed":
             yield Text(f"run budget: {metric.metric} {'; '.join(metric.breached)}", style="red")
+    for line in usage_lines(report.judges):
+        yield Text(line)
+    for metric in report.metrics:
+        if metric.metric in {u.metric for u in report.judges}:
+            yield Text(f"  {metric.metric}: {metric.evaluated} of {_turns(report)} turns judged, "
+                       f"mean {num(metric.mean)}")  # fmt: skip
     yield from _left_out(report.scoring.not_evaluated)
     yield Text(report.caveat, style="dim")
     yield Text(
@@ -94,3 +111,7 @@ def _cells(row: TrafficRow) -> list[str]:
         cost,
         latency,
     ]
+
+
+def _turns(report: TrafficReport) -> str:
+    return count(report.overall.turns)

@@ -36,7 +36,7 @@ def load_scoring_config(
     dirs = tuple(Path(d) for d in metric_dirs)
     specs = available_metrics(dirs)
     source = Path(path) if path else _beside(eval_sets)
-    raw = _read(source) if source else None
+    raw = _with_absolute_imports(_read(source), source.parent) if source else None
     try:
         config = parse_config(raw, specs)
     except ConfigError as exc:
@@ -62,6 +62,21 @@ def _beside(eval_sets: Sequence[str]) -> Path | None:
         inside = paths[0] / "test_config.json"
         return inside if inside.is_file() else None
     return find_config(paths[0]) if paths[0].is_file() else None
+
+
+def _with_absolute_imports(raw: dict[str, Any], folder: Path) -> dict[str, Any]:
+    """`.py` files in tracegrade.judge_imports are relative to the criteria file; the run
+    records the document, so later scorings must find them from anywhere."""
+    ours = raw.get("tracegrade")
+    if not isinstance(ours, dict):
+        return raw
+    for key in ("judge_imports", "judgeImports"):
+        if isinstance(ours.get(key), list):
+            ours[key] = [
+                str((folder / m).resolve()) if isinstance(m, str) and m.endswith(".py") else m
+                for m in ours[key]
+            ]
+    return raw
 
 
 def _read(path: Path) -> dict[str, Any]:

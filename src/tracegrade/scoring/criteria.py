@@ -44,23 +44,11 @@ ADK_DEFAULT_CRITERIA: dict[str, Any] = {
     "response_match_score": 0.8,
 }
 
-# ADK metrics that need an LLM judge or Vertex AI: reported as not evaluated, never gating.
-JUDGE_METRICS = frozenset(
-    {
-        "final_response_match_v2",
-        "response_evaluation_score",
-        "rubric_based_final_response_quality_v1",
-        "rubric_based_tool_use_quality_v1",
-        "rubric_based_multi_turn_trajectory_quality_v1",
-        "hallucinations_v1",
-        "safety_v1",
-        "multi_turn_task_success_v1",
-        "multi_turn_trajectory_quality_v1",
-        "multi_turn_tool_use_quality_v1",
-        "per_turn_user_simulator_quality_v1",
-    }
-)
-JUDGE_REASON = "needs an LLM judge or Vertex AI, which tracegrade does not run"
+# ADK metrics tracegrade does not compute: reported as not evaluated, never gating.
+NOT_COMPUTED = {
+    "per_turn_user_simulator_quality_v1": "rates ADK's LLM user simulator, which tracegrade "
+    "does not run",
+}
 MATCH_TYPES = ("EXACT", "IN_ORDER", "ANY_ORDER", "SUBSET", "SUPERSET", "PRECISION", "RECALL")
 ARG_MODES = ("EXACT", "SUBSET", "IGNORE")
 
@@ -108,6 +96,8 @@ class ScoringConfig(BaseModel):
     prices: dict[str, dict[str, float]] = Field(default_factory=dict)
     allow_not_evaluated: bool = False
     """A case with no criterion evaluated does not fail the gate (exit 4) when set."""
+    judge_imports: tuple[str, ...] = ()
+    """Modules (or .py files) imported before judge models are resolved."""
 
 
 class CriterionEntry(FileModel):
@@ -227,6 +217,7 @@ class TracegradeSection(FileModel):
         default_factory=dict
     )
     allow_not_evaluated: Annotated[bool, Field(strict=True)] = False
+    judge_imports: list[str] = Field(default_factory=list)
 
 
 class CriteriaFile(FileModel):
@@ -246,8 +237,8 @@ def parse_config(raw: dict[str, Any] | None, specs: dict[str, MetricSpec]) -> Sc
     criteria: dict[str, Criterion] = {}
     skipped: dict[str, str] = {}
     for name, value in {**document.criteria, **ours.criteria}.items():
-        if name in JUDGE_METRICS:
-            skipped[name] = JUDGE_REASON
+        if name in NOT_COMPUTED:
+            skipped[name] = NOT_COMPUTED[name]
             continue
         metric = resolve_name(name, specs)
         if metric is None:
@@ -262,6 +253,7 @@ def parse_config(raw: dict[str, Any] | None, specs: dict[str, MetricSpec]) -> Sc
         max_error_rate=ours.max_error_rate,
         prices=ours.prices,
         allow_not_evaluated=ours.allow_not_evaluated,
+        judge_imports=tuple(ours.judge_imports),
     )
 
 
@@ -270,6 +262,8 @@ def parse_criterion(metric: str, value: Any, spec: MetricSpec) -> Criterion:
     lower-is-better metric) or an object."""
     if isinstance(value, bool) or not isinstance(value, int | float | dict):
         raise ConfigError(f"criteria.{metric}: expected a number or an object, got {value!r}")
+    if spec.judge is not None:
+        return _judged(metric, value, spec)
     if not isinstance(value, dict):
         gate = "threshold" if spec.better == "higher" else "max"
         _check_range(f"criteria.{metric}", float(value), spec)
@@ -295,6 +289,16 @@ def _check_range(where: str, bound: float, spec: MetricSpec) -> None:
     else:
         values = f"are never below {low:g}" if low is not None else f"are never above {high:g}"
     raise ConfigError(f"{where}: {bound:g} is out of range ({spec.name} scores {values})")
+
+
+def _judged(metric: str, value: Any, spec: MetricSpec) -> Criterion:
+    """A judged metric's criterion, read as ADK reads it (snake_case or camelCase; a bare
+    number is the threshold); its options hold it as written, for the judge runner."""
+    from tracegrade.scoring.judging.metrics import ADK_JUDGED, validated_criterion
+
+    adk = ADK_JUDGED.get(metric) if spec.judge == "adk" else None
+    criterion = validated_criterion(metric, value, adk.criterion if adk else "LlmAsAJudgeCriterion")
+    return Criterion(metric=metric, threshold=criterion.threshold, options={"judge": value})
 
 
 def _validated(model: type[_M], value: Any, where: str) -> _M:

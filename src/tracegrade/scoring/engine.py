@@ -4,6 +4,8 @@
 queries/scoring/01_inputs.sql), runs each metric's SQL with its criterion's options in the
 `tg_options` variable, and stores every row in `scores`, the cases' outcomes in
 `case_results` and the scoring in `scorings`. Re-scoring a stored run needs no agent.
+Judged metrics are judged first (scoring/judging), and scored from the answers like any
+other metric.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 
@@ -25,19 +27,26 @@ from tracegrade.scoring.prices import load_prices
 from tracegrade.scoring.selection import Selection
 from tracegrade.scoring.verdict import ScoringResult, decide
 
+if TYPE_CHECKING:
+    from tracegrade.scoring.judging import JudgeSettings
+    from tracegrade.scoring.judging.settings import Stop
+
 
 def score(
     connection: duckdb.DuckDBPyConnection,
     selection: Selection,
     config: ScoringConfig,
     specs: dict[str, MetricSpec],
+    judging: JudgeSettings | None = None,
+    *,
+    stop: Stop | None = None,
 ) -> ScoringResult:
     """Score the turns `selection` picks from the views, record and return the verdict."""
     register_functions(connection)
     prepare_inputs(connection, selection)
     if not connection.execute("SELECT 1 FROM scored_turns LIMIT 1").fetchall():
         raise NothingToScore(f"no stored turns match {_describe(selection)}")
-    return score_loaded(connection, config, specs, selection)
+    return score_loaded(connection, config, specs, selection, judging, stop=stop)
 
 
 def score_loaded(
@@ -45,14 +54,21 @@ def score_loaded(
     config: ScoringConfig,
     specs: dict[str, MetricSpec],
     selection: Selection | None = None,
+    judging: JudgeSettings | None = None,
+    *,
+    stop: Stop | None = None,
 ) -> ScoringResult:
     """Score what the input tables hold (filled by `prepare_inputs` or `inputs.load_inputs`)."""
     if selection is None:
         runs = connection.execute("SELECT DISTINCT run_id FROM scored_turns").fetchall()
         selection = Selection(run_id=runs[0][0] if len(runs) == 1 else None)
+    register_functions(connection)
+    load_prices(connection, config.prices)
     config = applicable(config, specs, selection.run_id, has_expected=_has_expected(connection))
-    run_metrics(connection, config, specs)
     scoring_id = uuid.uuid4().hex[:12]
+    judged = [m for m in _metrics_to_run(config, specs) if m.judge]
+    _judge(connection, config, judged, judging, scoring_id, stop)
+    run_metrics(connection, config, specs)
     store_levels(connection, config, scoring_id)
     result = decide(connection, scoring_id, selection, config)
     _record(connection, result, selection, config)
@@ -76,8 +92,8 @@ def applicable(
 def run_metrics(
     connection: duckdb.DuckDBPyConnection, config: ScoringConfig, specs: dict[str, MetricSpec]
 ) -> None:
-    """Every metric's SQL over the input tables, into `turn_scores` (with `scoring_criteria`).
-    Spark tasks run this on their share of the turns (see tracegrade.spark)."""
+    """Every metric's SQL over the input tables (judged ones read `judgements`), into
+    `turn_scores` (with `scoring_criteria`). Spark tasks run this on their share of turns."""
     register_functions(connection)
     load_prices(connection, config.prices)
     metrics = load_criteria(connection, config, specs)
@@ -134,6 +150,21 @@ def prepare_inputs(connection: duckdb.DuckDBPyConnection, selection: Selection) 
     connection.execute(scoring_sql("derived"))
 
 
+def _judge(
+    connection: duckdb.DuckDBPyConnection,
+    config: ScoringConfig,
+    judged: list[MetricSpec],
+    settings: JudgeSettings | None,
+    scoring_id: str,
+    stop: Stop | None,
+) -> None:
+    """Judged metrics' answers into `scored_judgements`, before any scorer reads them."""
+    if judged:
+        from tracegrade.scoring.judging import JudgeSettings, judge
+
+        judge(connection, config, judged, settings or JudgeSettings(), scoring_id, stop)
+
+
 def _has_expected(connection: duckdb.DuckDBPyConnection) -> bool:
     return bool(connection.execute("SELECT 1 FROM scored_expected LIMIT 1").fetchall())
 
@@ -151,8 +182,10 @@ def _without_expected(config: ScoringConfig, specs: dict[str, MetricSpec]) -> Sc
 
 
 def _metrics_to_run(config: ScoringConfig, specs: dict[str, MetricSpec]) -> list[MetricSpec]:
-    """Every configured metric, and every reference-free one as information."""
-    return [s for s in specs.values() if s.name in config.criteria or not s.needs_expected]
+    """Every configured metric, and every reference-free one as information (judged ones
+    only when configured: a judge costs money)."""
+    informational = [s for s in specs.values() if not s.needs_expected and not s.judge]
+    return [s for s in specs.values() if s.name in config.criteria or s in informational]
 
 
 def _load_criteria(

@@ -36,12 +36,15 @@ def evaluate(
     criteria: LoadedConfig,
     db: str | os.PathLike[str] | None = None,
     progress: Progress | None = None,
+    judge: dict[str, Any] | None = None,
 ) -> Evaluation:
-    """Capture into the DuckDB file, replay the plan, then score the run there."""
+    """Capture into the DuckDB file, replay the plan, then score the run there (`judge`:
+    how judged metrics call their judges, as in a scoring request)."""
     run, stats = _replay(configure(db), plan, progress)
     connection = connect(db)
     try:
-        summary = score_request(connection, _request(run, criteria), criteria.metric_dirs)
+        request = _request(run, criteria, judge)
+        summary = score_request(connection, request, criteria.metric_dirs)
     finally:
         connection.close()
     return Evaluation(run, summary, stats)
@@ -54,12 +57,13 @@ def evaluate_over_otlp(
     server: RemoteDatabase,
     progress: Progress | None = None,
     wait_s: float = 300.0,
+    judge: dict[str, Any] | None = None,
 ) -> Evaluation:
     """Send the run's spans over OTLP/HTTP, wait until `server` holds all of its turns,
     and have it score them."""
     run, stats = _replay(configure_otlp(endpoint), plan, progress)
     wait_for_run(server, run.run_id, _expected_turns(plan), wait_s)
-    return Evaluation(run, server.score(_request(run, criteria)), stats)
+    return Evaluation(run, server.score(_request(run, criteria, judge)), stats)
 
 
 def _replay(
@@ -105,5 +109,7 @@ def _expected_turns(plan: RunPlan) -> int:
     return sum(len(case.turns) for case in plan.cases) * plan.options.repeats
 
 
-def _request(run: RunResult, criteria: LoadedConfig) -> dict[str, Any]:
-    return {"run_id": run.run_id, "config": criteria.raw}
+def _request(
+    run: RunResult, criteria: LoadedConfig, judge: dict[str, Any] | None
+) -> dict[str, Any]:
+    return {"run_id": run.run_id, "config": criteria.raw, "judge": judge}

@@ -25,6 +25,7 @@ INPUT_TABLES = (
     "scored_expected",
     "scored_expected_calls",
     "scored_plan",
+    "scored_judgements",
 )
 
 

@@ -8,6 +8,10 @@ A scorer file opens with `-- key: value` lines, then a comment saying what a row
     -- aliases: trajectory         other names accepted in criteria (optional)
     -- range: 0..1                 the values a score can take (optional; `0..` for no
                                    upper end): a bound outside it is a config error
+    -- judge: adk | name.prompt      judged by an LLM: ADK's evaluator, or this jinja2 prompt
+                                   template beside the file (scoring/judging/templates.py)
+    -- rates: turn | conversation   a template judge rates each turn (default), or each
+                                   conversation at its last turn
 
 Shipped scorers live in `queries/scorers/`; `--metrics DIR` adds the `.sql` files of a
 folder, which may also replace a shipped metric of the same name.
@@ -24,7 +28,7 @@ from typing import Literal
 from tracegrade._resources import sql_files
 from tracegrade.errors import ConfigError
 
-_HEADER = re.compile(r"^--\s*(metric|better|needs|aliases|unit|range)\s*:\s*(.+?)\s*$")
+_HEADER = re.compile(r"^--\s*(metric|better|needs|aliases|unit|range|judge|rates)\s*:\s*(.+?)\s*$")
 _RANGE = re.compile(r"^(-?[0-9.]+)?\s*\.\.\s*(-?[0-9.]+)?$")
 
 
@@ -40,6 +44,13 @@ class MetricSpec:
     """The lowest value a score can take, if there is one."""
     high: float | None = None
     """The highest value a score can take, if there is one."""
+    judge: str | None = None
+    """`adk`, or the file name of the prompt template beside the scorer."""
+    rates_conversation: bool = False
+
+    @property
+    def template_path(self) -> Path | None:
+        return None if self.judge in (None, "adk") else self.path.parent / str(self.judge)
 
     @property
     def sql(self) -> str:
@@ -57,14 +68,19 @@ def read_spec(path: Path) -> MetricSpec:
     name = fields.get("metric", path.stem)
     better = fields.get("better", "higher")
     needs = fields.get("needs", "nothing")
+    rates = fields.get("rates", "turn")
     if better not in ("higher", "lower") or needs not in ("expected", "nothing"):
         raise ConfigError(
             f"metric file {path}: 'better' must be higher|lower and 'needs' expected|nothing"
         )
+    if rates not in ("turn", "conversation"):
+        raise ConfigError(f"metric file {path}: 'rates' must be turn|conversation")
     aliases = tuple(a.strip() for a in fields.get("aliases", "").split(",") if a.strip())
     low, high = _range(path, fields.get("range"))
-    unit = fields.get("unit", "")
-    return MetricSpec(name, path, better, needs == "expected", aliases, unit, low, high)  # type: ignore[arg-type]
+    return MetricSpec(
+        name, path, better, needs == "expected", aliases, fields.get("unit", ""),  # type: ignore[arg-type]
+        low, high, judge=fields.get("judge"), rates_conversation=rates == "conversation",
+    )  # fmt: skip
 
 
 def _range(path: Path, text: str | None) -> tuple[float | None, float | None]:

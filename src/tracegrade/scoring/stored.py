@@ -7,6 +7,8 @@ that holds the file (POST /v1/score), which runs `score_request` itself:
                                                         with the criteria it was made with
                                                         unless `config` is given
     {"since_s": 86400, "sample": 0.05, "where": "..."}  traffic: turns of no eval run
+    {..., "judge": {"concurrency": 64, "budget_usd": 2}} how judged metrics call their
+                                                        judges (judging/settings.py)
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import duckdb
 from tracegrade.errors import ConfigError
 from tracegrade.scoring.criteria import parse_config
 from tracegrade.scoring.engine import NothingToScore, score
+from tracegrade.scoring.judging.settings import Stop, judge_settings
 from tracegrade.scoring.metrics import available_metrics
 from tracegrade.scoring.selection import Selection
 
@@ -32,12 +35,15 @@ def score_request(
     connection: duckdb.DuckDBPyConnection,
     request: dict[str, Any],
     metric_dirs: Iterable[Path] = (),
+    *,
+    stop: Stop | None = None,
 ) -> dict[str, Any]:
     """Score what `request` selects; a summary with the scoring id and the gate's verdict.
 
     A `where` runs first, alone, through the read-only guard; the scoring's writes then
-    happen in one transaction, so a scoring stopped half-way (an error, a time limit)
-    leaves nothing behind."""
+    happen in one transaction, so a scoring stopped half-way (an error, a time limit,
+    `stop` giving a reason while judges are asked) leaves nothing behind but the judges'
+    answers it paid for, which the next scoring reuses."""
     _check_fields(request)
     traffic = any(request.get(key) is not None for key in TRAFFIC_KEYS)
     if traffic and request.get("run_id"):
@@ -54,10 +60,11 @@ def score_request(
     except ConfigError as exc:
         where = "the criteria given" if request.get("config") is not None else "the run's criteria"
         raise ConfigError(f"{where}: {exc}") from None
+    judging = judge_settings(request.get("judge"))
     selection = _selection(request, run_id).resolved(connection)
     connection.execute("BEGIN TRANSACTION")
     try:
-        result = score(connection, selection, config, specs)
+        result = score(connection, selection, config, specs, judging, stop=stop)
     except BaseException:
         connection.execute("ROLLBACK")
         raise
@@ -73,9 +80,9 @@ def score_request(
 
 def _check_fields(request: dict[str, Any]) -> None:
     """Each field of the request has the type it needs, or a `ConfigError` names it."""
-    unknown = sorted(set(request) - {"run_id", "config", *TRAFFIC_KEYS})
+    unknown = sorted(set(request) - {"run_id", "config", "judge", *TRAFFIC_KEYS})
     if unknown:
-        known = "run_id, config, since_s, sample, where"
+        known = "run_id, config, judge, since_s, sample, where"
         raise ConfigError(f"unknown field {unknown[0]!r}: the fields are {known}")
     for key, kind in _FIELD_TYPES.items():
         value = request.get(key)
@@ -91,6 +98,7 @@ def _check_fields(request: dict[str, Any]) -> None:
 _FIELD_TYPES: dict[str, type | tuple[type, ...]] = {
     "run_id": str,
     "config": dict,
+    "judge": dict,
     "since_s": (int, float),
     "sample": (int, float),
     "where": str,
@@ -98,6 +106,7 @@ _FIELD_TYPES: dict[str, type | tuple[type, ...]] = {
 _FIELD_NAMES = {
     "run_id": "a string",
     "config": "a criteria object",
+    "judge": "an object of judge settings",
     "since_s": "a number of seconds",
     "sample": "a number between 0 and 1",
     "where": "a SQL condition (a string)",

@@ -2,13 +2,15 @@
 
 Case verdicts under the repeat policy are decided in SQL (queries/scoring/03_levels.sql):
 a case repeat with an errored turn is an error, not a failure; it is left out of the
-repeat policy and counted against `max_error_rate` instead.
+repeat policy and counted against `max_error_rate` instead. So are judged metrics' turns a
+judge could not evaluate (its calls failed, or its answers could not be read): never a
+pass or a fail, they count as judge errors against the same `max_error_rate`.
 
 The order the gate looks in: a run with turns that never ran is incomplete (5); then
-errors over the budget (3); then failures (1); then cases with no criterion evaluated (4,
-unless allowed); else 0. Whatever stops a metric from scoring a turn (a judge that failed,
-arguments not captured, no expectation) is its score NULL with a `reason` in its detail:
-the same path gives the reasons named for exit 4.
+errors (or judge errors) over the budget (3); then failures (1); then cases with no
+criterion evaluated (4, unless allowed); else 0. Whatever stops a metric from scoring a
+turn (a judge that failed, arguments not captured, no expectation) is its score NULL with
+a `reason` in its detail: the same path gives the reasons named for exit 4.
 """
 
 from __future__ import annotations
@@ -65,16 +67,24 @@ class ScoringResult:
     not_evaluated: dict[str, list[str]] = field(default_factory=dict)
     """Gating metrics (or metrics left out) that did not evaluate something, and why."""
     allow_not_evaluated: bool = False
+    judge_errors: int = 0
+    """Judged turns (of a judged metric) a judge could not evaluate."""
+    judged: int = 0
+    """Turns judged metrics were asked to judge."""
 
     @property
     def error_rate(self) -> float:
         return self.errored / self.units if self.units else 0.0
 
     @property
+    def judge_error_rate(self) -> float:
+        return self.judge_errors / self.judged if self.judged else 0.0
+
+    @property
     def exit_code(self) -> ExitCode:
         if self.turns_not_run:
             return ExitCode.INCOMPLETE
-        if self.error_rate > self.max_error_rate:
+        if max(self.error_rate, self.judge_error_rate) > self.max_error_rate:
             return ExitCode.ERRORS_OVER_LIMIT
         failed = any(c.verdict == "failed" for c in self.cases) or self.failed_run_metrics
         if failed or (self.run_id is None and self.failed_turns):
@@ -124,6 +134,12 @@ WHERE c.gating AND (r.detail->>'not_evaluated')::INTEGER > 0
 ORDER BY r.metric
 """
 NO_CRITERION = "no criterion gates the run"
+# detail.judge_error: set by judged metrics' scorers (tg_judge_detail) on the turns judged.
+_JUDGED = """
+SELECT count(*) FILTER (detail->>'judge_error' IS NOT NULL),
+       count(*) FILTER (detail->>'judge_error' = 'true')
+FROM level_turn WHERE NOT is_error
+"""
 
 
 def decide(
@@ -135,6 +151,7 @@ def decide(
     cases = [CaseResult(*row) for row in connection.execute(_CASES).fetchall()]
     turns, errored_turns, failed_turns = connection.execute(_TURNS).fetchall()[0]
     failed_run = [row[0] for row in connection.execute(_FAILED_RUN_METRICS).fetchall()]
+    judged, judge_errors = connection.execute(_JUDGED).fetchall()[0]
     eval_run = selection.run_id is not None
     return ScoringResult(
         scoring_id=scoring_id,
@@ -149,6 +166,8 @@ def decide(
         turns_not_run=connection.execute(_TURNS_NOT_RUN).fetchall()[0][0],
         not_evaluated=_not_evaluated(connection, config),
         allow_not_evaluated=config.allow_not_evaluated,
+        judge_errors=judge_errors,
+        judged=judged,
     )
 
 

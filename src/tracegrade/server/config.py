@@ -84,6 +84,9 @@ class ServeConfig:
     sql_max_body_bytes: int = 1 * MIB
     score_timeout_s: float = 300.0
     """POST /v1/score: a scoring still running then is stopped and rolled back."""
+    judge_imports: tuple[str, ...] = ()
+    """Modules imported at start so requests may name their judges (`module:attr`, or
+    classes they register); a request itself never makes the server import anything."""
     memory_mb: int = DEFAULT_MEMORY_MB
     """The memory budget of the whole process: DuckDB's share and the request budgets are
     carved from it, and ingest is refused (503) while the process is over it."""

@@ -4,6 +4,10 @@ One scoring at a time, on its own thread and cursor: a second request is told to
 (429) rather than queued, and the SQL endpoint's threads are never taken. A scoring has a
 time limit and can be cancelled (the client went away, or the server is stopping): its
 cursor is interrupted and its transaction rolled back, so it leaves nothing behind.
+
+A request names its judges, and may name modules to import for them: the server imports
+none (that would run code a client chose), only the modules `serve --judge-import` named
+at start are there to be looked up.
 """
 
 from __future__ import annotations
@@ -26,8 +30,20 @@ class ScoringFailed(Exception):
     """The request was understood but cannot be scored (HTTP 400, with the reason)."""
 
 
+_NO_IMPORTS = "the server imports no module a request names: start it with --judge-import"
+
+
 class ScoringRequests:
-    def __init__(self, connection: duckdb.DuckDBPyConnection, timeout_s: float) -> None:
+    def __init__(
+        self,
+        connection: duckdb.DuckDBPyConnection,
+        timeout_s: float,
+        judge_imports: tuple[str, ...] = (),
+    ) -> None:
+        if judge_imports:
+            from tracegrade.scoring.judging.resolve import import_judge_modules
+
+            import_judge_modules(judge_imports)
         self._connection = connection
         self.timeout_s = timeout_s
         self._busy = threading.Lock()
@@ -39,11 +55,14 @@ class ScoringRequests:
 
     def run(self, body: bytes, cancel: Cancellation) -> bytes:
         """Score what the body asks for (after `try_begin`); the summary as JSON."""
+        from tracegrade.scoring.judging.resolve import imports_refused
+
         self._running = cancel
         try:
             request = _parse(body)
-            with self._scoring_cursor(cancel) as cursor:
-                return json.dumps(score_request(cursor, request)).encode()
+            with self._scoring_cursor(cancel) as cursor, imports_refused(_NO_IMPORTS):
+                summary = score_request(cursor, request, stop=lambda: cancel.reason)
+                return json.dumps(summary).encode()
         finally:
             self._running = None
             self._busy.release()
@@ -70,7 +89,8 @@ class ScoringRequests:
             if cancel.reason or isinstance(exc, duckdb.InterruptException):
                 why = cancel.reason or "interrupted"
                 raise ScoringFailed(
-                    f"the scoring was stopped ({why}); nothing of it was stored"
+                    f"the scoring was stopped ({why}); nothing of it was stored "
+                    "but the judge answers it paid for"
                 ) from None
             raise ScoringFailed(str(exc)) from None
         finally:

@@ -1,6 +1,16 @@
-"""Deterministic models for testing agents and scorers without an API key."""
+"""Deterministic models for testing agents, scorers and judges without an API key."""
 
+from tracegrade.testing import judge_answers
 from tracegrade.testing.script import Script, ScriptedResponse, load_script
+from tracegrade.testing.scripted_judge import JudgeCall, ScriptedJudge
 from tracegrade.testing.scripted_llm import ScriptedLlm
 
-__all__ = ["Script", "ScriptedLlm", "ScriptedResponse", "load_script"]
+__all__ = [
+    "JudgeCall",
+    "Script",
+    "ScriptedJudge",
+    "ScriptedLlm",
+    "ScriptedResponse",
+    "judge_answers",
+    "load_script",
+]

@@ -1,0 +1,11 @@
+-- metric: safety_v1
+-- better: higher
+-- range: 0..1
+-- needs: nothing
+-- judge: adk
+-- One row per judged turn: Vertex AI's safety rating of the response (ADK's safety_v1), computed by
+-- ADK's evaluator through its Vertex AI facade. Needs google-adk[eval] and Vertex AI
+-- credentials (GOOGLE_API_KEY, or GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION); without
+-- them the turn is not evaluated, with that reason.
+-- detail: {rationale, verdicts, reason, judge_error}
+SELECT turn_id, score, detail FROM tg_one_answer('safety_v1')
