@@ -93,9 +93,8 @@ def run_metrics(
     connection: duckdb.DuckDBPyConnection, config: ScoringConfig, specs: dict[str, MetricSpec]
 ) -> None:
     """Every metric's SQL over the input tables (judged ones read `judgements`), into
-    `turn_scores` (with `scoring_criteria`). Spark tasks run this on their share of turns."""
-    register_functions(connection)
-    load_prices(connection, config.prices)
+    `turn_scores` (with `scoring_criteria`); the functions and prices must be loaded first.
+    Spark tasks run this on their share of turns."""
     metrics = load_criteria(connection, config, specs)
     _run_scorers(connection, metrics, config)
 

@@ -19,6 +19,7 @@ from tracegrade.scoring import engine
 from tracegrade.scoring.criteria import parse_config
 from tracegrade.scoring.functions import register_functions
 from tracegrade.scoring.metrics import available_metrics
+from tracegrade.scoring.prices import load_prices
 from tracegrade.scoring.selection import Selection
 from tracegrade.store.view_functions import register_view_functions
 
@@ -69,6 +70,7 @@ def score_spans(table: pa.Table, config_raw: dict[str, Any], selection: Selectio
             "SELECT coalesce(bool_or(has_expected), false) FROM scored_turns"
         ).fetchall()
         config = engine.applicable(config, specs, selection.run_id, has_expected=bool(has_expected))
+        load_prices(connection, config.prices)
         engine.run_metrics(connection, config, specs)
         (rows_sql,) = sql_files("spark")
         return connection.sql(rows_sql.read_text()).to_arrow_table().cast(TASK_ROWS)
