@@ -78,6 +78,24 @@ def test_wheel_ships_every_sql_file(wheel: Path) -> None:
     assert "tracegrade/scoring/prices.json" in names
 
 
+def test_wheel_ships_the_page_templates_and_scripts(wheel: Path) -> None:
+    names = set(zipfile.ZipFile(wheel).namelist())
+    pages = ROOT / "src" / "tracegrade" / "report" / "pages"
+    shipped = {
+        f"tracegrade/report/pages/{p.relative_to(pages)}"
+        for folder in ("templates", "static")
+        for p in (pages / folder).iterdir()
+    }
+    assert {
+        "tracegrade/report/pages/templates/run.html",
+        "tracegrade/report/pages/static/plot.umd.min.js",
+        "tracegrade/report/pages/static/LICENSE.plot",
+        "tracegrade/report/pages/static/VENDOR.json",
+    } <= shipped
+    assert shipped <= names
+    assert not [n for n in names if "axe" in n]  # the accessibility checker is tests' only
+
+
 def test_wheel_leaves_out_what_only_develops_or_tests_it(wheel: Path) -> None:
     archive = zipfile.ZipFile(wheel)
     names = set(archive.namelist())

@@ -4,9 +4,18 @@ turns/s, peak RSS and the ratios; every size runs in a fresh process.
 
     python bench/score/run.py [--sizes 10000,100000,1000000] [--adk-max 100000]
                               [--validity-at 100000] [--rounds 3]
+    python bench/score/run.py --end-to-end [--turns 100000] [--rounds 3]
+    python bench/score/run.py --traffic-sample 0.05 [--turns 100000] [--rounds 3]
 
 First, tool_call_validity at --validity-at turns: alone, and the default metric set with
 and without it, interleaved (--validity-at 0 skips it; --sizes "" runs only that part).
+
+`--end-to-end` times what a user waits for: `tracegrade score` on a stored run (see
+stored.py: ~11 ADK-shaped spans a turn, content captured) from the command's start until it
+exits, against ADK's two evaluators on prebuilt invocations of the same turns, interleaved
+round by round, with the machine's load, process CPU seconds and peak RSS of each.
+`--traffic-sample` times `tracegrade score --sample S --since 24h` on the same spans stored
+as production traffic over 48 hours (traffic.py).
 """
 
 from __future__ import annotations
@@ -14,12 +23,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -143,13 +153,12 @@ def _tables(
     }
 
 
-def adk(n: int, trajectory_only: bool) -> dict[str, Any]:
+def adk(n: int, trajectory_only: bool, words: tuple[int, int] = (20, 40)) -> dict[str, Any]:
     from google.adk.evaluation.eval_case import IntermediateData, Invocation
     from google.adk.evaluation.eval_metrics import EvalMetric, ToolTrajectoryCriterion
     from google.adk.evaluation.final_response_match_v1 import RougeEvaluator
     from google.adk.evaluation.trajectory_evaluator import TrajectoryEvaluator
     from google.genai import types
-    from synthetic import turns
 
     def invocation(calls: list[Any], text: str) -> Invocation:
         return Invocation(
@@ -160,7 +169,7 @@ def adk(n: int, trajectory_only: bool) -> dict[str, Any]:
             ),
         )
 
-    data = turns(n)
+    data = _parts(n, words)  # the turns stored.py stores, for the end-to-end comparison
     actual = [invocation(t.actual, t.response) for t in data]
     expected = [invocation(t.expected, t.reference) for t in data]
     criterion = ToolTrajectoryCriterion(
@@ -181,9 +190,23 @@ def adk(n: int, trajectory_only: bool) -> dict[str, Any]:
     return {"turns": n, "seconds": time.perf_counter() - start}
 
 
-def _child(which: str, n: int, trajectory_only: bool, mode: str) -> dict[str, Any]:
-    result = ours(n, trajectory_only, mode) if which == "ours" else adk(n, trajectory_only)
+def _parts(n: int, words: tuple[int, int]) -> list[Any]:
+    """The turns stored.py stores: made a part at a time, each part its own seed."""
+    from stored import PART as STORED_PART
+    from synthetic import turns
+
+    return [t for s in range(0, n, STORED_PART) for t in turns(min(STORED_PART, n - s), s, words)]
+
+
+def _child(
+    which: str, n: int, trajectory_only: bool, mode: str, words: tuple[int, int] = (20, 40)
+) -> dict[str, Any]:
+    load = _load()
+    cpu = time.process_time()
+    result = ours(n, trajectory_only, mode) if which == "ours" else adk(n, trajectory_only, words)
+    result["process_cpu_s"] = time.process_time() - cpu
     result["peak_rss_mb"] = _peak_rss_mb()
+    result["load"] = load
     return result
 
 
@@ -194,10 +217,13 @@ def _peak_rss_mb() -> float:
     return 0.0
 
 
-def _spawn(which: str, n: int, trajectory_only: bool, mode: str = "") -> dict[str, Any]:
+def _spawn(
+    which: str, n: int, trajectory_only: bool, mode: str = "", words: tuple[int, int] = (20, 40)
+) -> dict[str, Any]:
     args = [sys.executable, __file__, "--child", which, "--n", str(n), "--mode", mode] + (
         ["--trajectory-only"] if trajectory_only else []
     )
+    args += ["--words", f"{words[0]},{words[1]}"]
     done = subprocess.run(
         args,
         capture_output=True,
@@ -206,6 +232,95 @@ def _spawn(which: str, n: int, trajectory_only: bool, mode: str = "") -> dict[st
         env={**os.environ, "PYTHONWARNINGS": "ignore"},
     )
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def end_to_end(n: int, rounds: int, cache: Path) -> None:
+    from stored import WORDS, cached_database
+
+    db = cached_database(n, cache)
+    print(f"{'round':>5} {'who':12} {'turns/s':>9} {'wall s':>8} {'cpu s':>7} {'peak MB':>8} "
+          f"{'lines':>7}  load before")  # fmt: skip
+    ours, theirs = [], []
+    for round_ in range(rounds):
+        mine = _score_command(db)
+        ours.append(mine)
+        _e2e_row(round_, "tracegrade", n, mine)
+        adk_result = _spawn("adk", n, False, words=WORDS)
+        theirs.append(adk_result)
+        _e2e_row(round_, "ADK", n, adk_result)
+    wall = statistics.median(r["seconds"] for r in ours)
+    adk_wall = statistics.median(r["seconds"] for r in theirs)
+    print(f"median: tracegrade {n / wall:,.0f} turns/s to exit, ADK {n / adk_wall:,.0f}/s: "
+          f"{adk_wall / wall:.2f}x")  # fmt: skip
+
+
+def traffic(n: int, rounds: int, cache: Path, sample: float) -> None:
+    """`tracegrade score --sample S --since 24h` over the stored run's spans as traffic (see
+    stored.cached_traffic: spread over 48 h, so the window holds half of them)."""
+    import duckdb
+    from traffic import HOURS, cached_traffic
+
+    db = cached_traffic(n, cache)
+    with duckdb.connect(str(db), read_only=True) as connection:
+        found = connection.execute("SELECT count(*), max(start_ns) FROM spans").fetchall()
+    spans, newest = found[0]
+    since_s = (time.time_ns() - newest) // 10**9 + HOURS * 3600 // 2
+    options = ["--sample", str(sample), "--since", f"{since_s}s"]
+    print(f"{spans:,} spans of {n:,} turns; tracegrade score {' '.join(options)}")
+    print(f"{'round':>5} {'turns':>6} {'wall s':>8} {'cpu s':>7} {'peak MB':>8}  load before")
+    runs = [_score_command(db, options) for _ in range(rounds)]
+    for round_, r in enumerate(runs):
+        print(f"{round_:>5} {r['turns']:>6} {r['seconds']:>8.1f} {r['cpu_s']:>7.1f} "
+              f"{r['peak_rss_mb']:>8.0f}  {r['load']}")  # fmt: skip
+    print(f"median wall {statistics.median(r['seconds'] for r in runs):.1f} s")
+
+
+def _score_command(db: Path, options: Sequence[str] = ()) -> dict[str, Any]:
+    """`tracegrade score` on a fresh copy of the stored run, stdout to a pipe as in CI."""
+    import resource
+    import shutil
+
+    with tempfile.TemporaryDirectory() as workdir:
+        copy = Path(workdir) / db.name
+        shutil.copyfile(db, copy)
+        load = _load()
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        done = subprocess.run(
+            [_TRACEGRADE, "score", "--db", str(copy), *options],
+            capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"},
+        )  # fmt: skip
+        seconds = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"tracegrade score failed ({done.returncode}): {done.stderr[-2000:]}")
+    return {
+        "seconds": seconds,
+        "cpu_s": after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime,
+        "peak_rss_mb": after.ru_maxrss / 1024,
+        "lines": done.stdout.count("\n"),
+        "turns": _scored_turns(done.stdout),
+        "load": load,
+    }
+
+
+_TRACEGRADE = str(Path(sys.executable).with_name("tracegrade"))
+
+
+def _scored_turns(report: str) -> int | None:
+    found = re.search(r"([\d,]+) turns", report)
+    return int(found.group(1).replace(",", "")) if found else None
+
+
+def _e2e_row(round_: int, who: str, n: int, r: dict[str, Any]) -> None:
+    cpu = r.get("cpu_s", r.get("process_cpu_s", 0.0))
+    lines = r.get("lines", "")
+    print(f"{round_:>5} {who:12} {n / r['seconds']:>9,.0f} {r['seconds']:>8.1f} {cpu:>7.1f} "
+          f"{r['peak_rss_mb']:>8.0f} {lines!s:>7}  {r.get('load', '')}", flush=True)  # fmt: skip
+
+
+def _load() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
 
 def main() -> None:
@@ -221,10 +336,24 @@ def main() -> None:
     parser.add_argument(
         "--validity-at", type=int, default=100_000, help="turns for the tool_call_validity part"
     )
-    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds, with/without")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds")
+    parser.add_argument("--words", default="20,40", help="reference answer length (child)")
+    parser.add_argument("--end-to-end", action="store_true")
+    parser.add_argument("--turns", type=int, default=100_000)
+    parser.add_argument("--traffic-sample", type=float, help="score traffic at this sample")
+    parser.add_argument("--cache", default=str(Path(tempfile.gettempdir()) / "tracegrade-bench"))
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(_child(args.child, args.n, args.trajectory_only, args.mode)))
+        words = tuple(int(w) for w in args.words.split(","))
+        print(json.dumps(_child(args.child, args.n, args.trajectory_only, args.mode, words)))
+        return
+    if args.traffic_sample:
+        print(f"load {_load()}")
+        traffic(args.turns, args.rounds, Path(args.cache), args.traffic_sample)
+        return
+    if args.end_to_end:
+        print(f"load {_load()}")
+        end_to_end(args.turns, args.rounds, Path(args.cache))
         return
     if args.validity_at:
         validity(args.validity_at, args.rounds)
@@ -265,10 +394,6 @@ def validity(n: int, rounds: int) -> None:
 
 def _rates(rates: list[float]) -> str:
     return "/".join(f"{r:.0f}" for r in rates)
-
-
-def _load() -> str:
-    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
 
 def _row(n: int, label: str, mine: dict[str, Any], theirs: dict[str, Any] | None) -> None:

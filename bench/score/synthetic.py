@@ -90,12 +90,13 @@ class Turn:
 REPEATS = 5
 
 
-def turns(n: int, seed: int = 7) -> list[Turn]:
+def turns(n: int, seed: int = 7, words: tuple[int, int] = (20, 40)) -> list[Turn]:
     """`n` turns: n / REPEATS cases, each run REPEATS times. A case's expected calls and
     reference are the same in every repeat (as in a real eval run); what the agent did
-    differs from repeat to repeat."""
+    differs from repeat to repeat. References have `words` words (20-40; 150-300 for
+    answers of 1-2 KB, as bench/score's end-to-end run uses)."""
     rng = random.Random(seed)
-    cases = [_case(rng) for _ in range(-(-n // REPEATS))]
+    cases = [_case(rng, words) for _ in range(-(-n // REPEATS))]
     return [_turn(rng, *cases[i // REPEATS]) for i in range(n)]
 
 
@@ -106,12 +107,14 @@ def _call(rng: random.Random) -> tuple[str, dict[str, Any]]:
     }
 
 
-def _text(rng: random.Random) -> str:
-    return " ".join(rng.choice(WORDS) for _ in range(rng.randint(20, 40))) + "."
+def _text(rng: random.Random, words: tuple[int, int] = (20, 40)) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(rng.randint(*words))) + "."
 
 
-def _case(rng: random.Random) -> tuple[list[tuple[str, dict[str, Any]]], str]:
-    return [_call(rng) for _ in range(3)], _text(rng)
+def _case(
+    rng: random.Random, words: tuple[int, int]
+) -> tuple[list[tuple[str, dict[str, Any]]], str]:
+    return [_call(rng) for _ in range(3)], _text(rng, words)
 
 
 def _turn(rng: random.Random, expected: list[tuple[str, dict[str, Any]]], reference: str) -> Turn:

@@ -1,5 +1,6 @@
--- What every scorer reads, for the turns in `scored_turns` (made first from the selection).
--- Tool arguments are put in canonical form (tg_canonical_json) once, here.
+-- What every scorer reads, for the turns in `scored_turns` (made first from the selection),
+-- from the selected traces' calls (00_selected.sql). Tool arguments are put in canonical
+-- form (tg_canonical_json) once, here.
 
 -- scored_calls: each scored turn's own tool calls in order (AgentTool internals excluded).
 -- raw_args keeps the arguments as sent (canonical args turn true into 1, 3.0 into 3), for
@@ -11,7 +12,7 @@ SELECT
     c.args_captured, c.is_error, c.error_kind, c.error_message,
     c.parallel_group, c.agent_name, c.start_ns, c.end_ns,
     c.args AS raw_args, c.result, c.tool_type, c.tool_offered, c.tool_schema
-FROM tool_calls c
+FROM scoring_tool_calls c
 JOIN scored_turns t USING (turn_id)
 WHERE c.seq IS NOT NULL;
 
@@ -21,7 +22,7 @@ SELECT
     l.turn_id, l.seq, l.in_agent_tool, l.model, l.agent_name,
     l.input_tokens, l.output_tokens, l.reasoning_tokens, l.cached_tokens,
     l.is_error, l.start_ns, l.end_ns
-FROM llm_calls l
+FROM scoring_llm_calls l
 JOIN scored_turns t USING (turn_id);
 
 -- scored_expected: the expected turn paired with each scored turn of an eval run.

@@ -14,22 +14,31 @@
 --   fanout_span_id   the nearest enclosing agent span whose sub-agents ran at the same
 --                    time (a ParallelAgent): work under it has no fixed order
 --   depth            distance from the trace's root span
-CREATE OR REPLACE VIEW span_tree AS
-WITH RECURSIVE fanouts AS (
+--
+-- tg_span_tree(normalised, source): the same, over the relations named `normalised` (rows
+-- of agent_spans) and `source` (their spans), as scoring builds it for the selected traces.
+CREATE OR REPLACE MACRO tg_span_tree(normalised, source) AS TABLE
+WITH RECURSIVE nodes AS MATERIALIZED (
+    -- Computed once: the walk below joins it at every level, and would otherwise
+    -- normalise every span again at each (measured: most of the turns view's time).
+    SELECT trace_id, span_id, parent_span_id, op, agent_name, start_ns, end_ns
+    FROM query_table(normalised)
+),
+fanouts AS (
     -- Agents whose sub-agents overlap in time: nothing else marks a ParallelAgent on spans.
     SELECT DISTINCT a.trace_id, a.parent_span_id AS span_id
-    FROM agent_spans a
-    JOIN agent_spans b
+    FROM nodes a
+    JOIN nodes b
       ON b.trace_id = a.trace_id AND b.parent_span_id = a.parent_span_id AND b.span_id > a.span_id
      AND a.start_ns < b.end_ns AND b.start_ns < a.end_ns
     WHERE a.op = 'agent' AND b.op = 'agent'
 ),
 roots AS (
     SELECT s.*
-    FROM agent_spans s
+    FROM nodes s
     WHERE s.parent_span_id IS NULL
        OR NOT EXISTS (
-            SELECT 1 FROM spans p WHERE p.trace_id = s.trace_id AND p.span_id = s.parent_span_id
+            SELECT 1 FROM query_table(source) p WHERE p.trace_id = s.trace_id AND p.span_id = s.parent_span_id
        )
 ),
 walk AS (
@@ -63,7 +72,7 @@ walk AS (
         CASE WHEN f.span_id IS NOT NULL THEN w.span_id ELSE w.fanout_span_id END,
         w.depth + 1
     FROM walk w
-    JOIN agent_spans c ON c.trace_id = w.trace_id AND c.parent_span_id = w.span_id
+    JOIN nodes c ON c.trace_id = w.trace_id AND c.parent_span_id = w.span_id
     LEFT JOIN fanouts f ON f.trace_id = w.trace_id AND f.span_id = w.span_id
 )
 SELECT
@@ -75,4 +84,6 @@ SELECT
     agent_path,
     fanout_span_id,
     depth
-FROM walk
+FROM walk;
+
+CREATE OR REPLACE VIEW span_tree AS SELECT * FROM tg_span_tree('agent_spans', 'spans');

@@ -30,19 +30,44 @@
 --   output_tool_calls   how many tool calls the response asked for, when captured
 --   content_captured    the call's messages were recorded
 --   convention          how the span was recorded (see agent_spans)
-CREATE OR REPLACE VIEW llm_calls AS
-WITH calls AS (
+--
+-- tg_llm_calls(normalised, tree): the same, over the relations named `normalised` (rows of
+-- agent_spans) and `tree` (their span_tree rows), as scoring builds it.
+CREATE OR REPLACE MACRO tg_llm_calls(normalised, tree) AS TABLE
+WITH model_spans AS MATERIALIZED (
+    -- Each message document parsed once, here, keeping only what is read from it: a
+    -- materialised CTE holds every column it selects, and the window below every column
+    -- it passes on (the documents are most of a model call's bytes).
+    SELECT
+        * EXCLUDE (attributes, tool_definitions, tool_args, tool_result,
+                   input_messages, output_messages, request, response),
+        input_messages IS NOT NULL AS has_request,
+        output_messages IS NOT NULL AS has_response,
+        tg_messages_user_text(request) AS request_user_text,
+        tg_messages_text(response) AS response_text,
+        tg_messages_tool_calls(response) AS response_tool_calls
+    FROM (
+        SELECT *, tg_messages(input_messages) AS request, tg_messages(output_messages) AS response
+        FROM query_table(normalised)
+        WHERE op IN ('llm', 'llm_wrapper')
+    )
+),
+calls AS (
     SELECT
         t.turn_id,
         t.tool_depth,
         t.agent_path,
         s.*,
         -- ADK v1 records messages on the call_llm wrapper, tokens on its child.
-        coalesce(s.input_messages, w.input_messages) AS request_messages,
-        coalesce(s.output_messages, w.output_messages) AS response_messages
-    FROM agent_spans s
-    JOIN span_tree t USING (trace_id, span_id)
-    LEFT JOIN agent_spans w
+        CASE WHEN s.has_request THEN s.request_user_text ELSE w.request_user_text END AS user_text,
+        CASE WHEN s.has_response THEN s.response_text ELSE w.response_text END AS output_text,
+        CASE WHEN s.has_response THEN s.response_tool_calls ELSE w.response_tool_calls END
+            AS output_tool_calls,
+        s.has_request OR s.has_response OR coalesce(w.has_request OR w.has_response, false)
+            AS content_captured
+    FROM model_spans s
+    JOIN query_table(tree) t USING (trace_id, span_id)
+    LEFT JOIN model_spans w
         ON w.trace_id = s.trace_id AND w.span_id = s.parent_span_id AND w.op = 'llm_wrapper'
     WHERE s.op = 'llm'
 )
@@ -70,9 +95,11 @@ SELECT
     duration_ms,
     session_id,
     invocation_id,
-    tg_user_text(request_messages) AS user_text,
-    tg_output_text(response_messages) AS output_text,
-    tg_output_tool_calls(response_messages) AS output_tool_calls,
-    request_messages IS NOT NULL OR response_messages IS NOT NULL AS content_captured,
+    user_text,
+    output_text,
+    output_tool_calls,
+    content_captured,
     convention
-FROM calls
+FROM calls;
+
+CREATE OR REPLACE VIEW llm_calls AS SELECT * FROM tg_llm_calls('agent_spans', 'span_tree');

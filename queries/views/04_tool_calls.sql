@@ -44,16 +44,19 @@
 --   end_ns             end, epoch ns
 --   duration_ms        duration in milliseconds
 --   convention         how the span was recorded (see agent_spans)
-CREATE OR REPLACE VIEW tool_calls AS
+--
+-- tg_tool_calls(normalised, tree): the same, over the relations named `normalised` (rows of
+-- agent_spans) and `tree` (their span_tree rows), as scoring builds it.
+CREATE OR REPLACE MACRO tg_tool_calls(normalised, tree) AS TABLE
 WITH calls AS (
     SELECT t.turn_id, t.turn_span_id, t.tool_depth, t.agent_path, t.fanout_span_id, s.*
-    FROM agent_spans s
-    JOIN span_tree t USING (trace_id, span_id)
+    FROM query_table(normalised) s
+    JOIN query_table(tree) t USING (trace_id, span_id)
     WHERE s.op = 'tool'
 ),
 model_calls AS (
     SELECT trace_id, parent_span_id, span_id, start_ns, tool_definitions
-    FROM agent_spans
+    FROM query_table(normalised)
     WHERE op IN ('llm', 'llm_wrapper') AND parent_span_id IS NOT NULL
 ),
 with_response AS (
@@ -68,13 +71,14 @@ with_response AS (
 ),
 recorded AS (
     -- Eval runs record each agent's tool definitions on the run's span ({agent: [...]}),
-    -- for spans that lack them.
+    -- for spans that lack them. The run id from `attrs` where the writer stored it.
     SELECT turn.trace_id, turn.span_id AS turn_span_id,
            run.attributes->>'tracegrade.tool_definitions' AS run_definitions
     FROM spans turn
     JOIN spans run
       ON run.scope_name = 'tracegrade' AND run.name = 'tracegrade.eval_run'
-     AND run.attributes->>'tracegrade.run_id' = turn.attributes->>'tracegrade.run_id'
+     AND coalesce(run.attrs."tracegrade.run_id", run.attributes->>'tracegrade.run_id')
+       = coalesce(turn.attrs."tracegrade.run_id", turn.attributes->>'tracegrade.run_id')
     WHERE turn.scope_name = 'tracegrade' AND turn.name = 'tracegrade.eval_turn'
 ),
 offers AS (
@@ -136,4 +140,6 @@ SELECT
     end_ns,
     duration_ms,
     convention
-FROM validated
+FROM validated;
+
+CREATE OR REPLACE VIEW tool_calls AS SELECT * FROM tg_tool_calls('agent_spans', 'span_tree');

@@ -38,11 +38,15 @@
 --                      wrong answer
 --   error_type         the error's type
 --   error_message      the error's message
-CREATE OR REPLACE VIEW turns AS
+--
+-- tg_turns(normalised, tree, model_calls, calls, source): the same, over the relations so
+-- named (rows of agent_spans, span_tree, llm_calls, tool_calls, and their spans), as scoring
+-- builds it.
+CREATE OR REPLACE MACRO tg_turns(normalised, tree, model_calls, calls, source) AS TABLE
 WITH members AS (
     SELECT t.turn_id, t.turn_span_id, t.tool_depth, t.depth, s.*
-    FROM span_tree t
-    JOIN agent_spans s USING (trace_id, span_id)
+    FROM query_table(tree) t
+    JOIN query_table(normalised) s USING (trace_id, span_id)
 ),
 summary AS (
     SELECT
@@ -84,9 +88,14 @@ llm AS (
         arg_max(
             CASE WHEN coalesce(output_tool_calls, 0) = 0 THEN output_text END, end_ns
         ) AS final_text
-    FROM llm_calls
+    FROM query_table(model_calls)
     WHERE seq IS NOT NULL
     GROUP BY turn_id
+),
+root_attrs AS (
+    -- The root span's eval-run attributes, from `attrs` where the writer stored them.
+    SELECT trace_id, span_id, CASE WHEN attrs IS NULL THEN tg_span_attrs(attributes) ELSE attrs END AS a
+    FROM query_table(source)
 ),
 tools AS (
     SELECT
@@ -94,7 +103,7 @@ tools AS (
         count(*) AS tool_calls,
         count(*) FILTER (is_error) AS tool_errors,
         bool_and(args_captured) AS args_captured
-    FROM tool_calls
+    FROM query_table(calls)
     WHERE seq IS NOT NULL
     GROUP BY turn_id
 )
@@ -103,11 +112,11 @@ SELECT
     s.trace_id,
     s.root_span_id,
     r.name AS root_name,
-    r.attributes->>'tracegrade.run_id' AS run_id,
-    r.attributes->>'tracegrade.eval_set_id' AS eval_set_id,
-    r.attributes->>'tracegrade.case_id' AS case_id,
-    (r.attributes->>'tracegrade.repeat')::INTEGER AS repeat,
-    (r.attributes->>'tracegrade.turn_index')::INTEGER AS turn_index,
+    ra.a."tracegrade.run_id" AS run_id,
+    ra.a."tracegrade.eval_set_id" AS eval_set_id,
+    ra.a."tracegrade.case_id" AS case_id,
+    ra.a."tracegrade.repeat"::INTEGER AS repeat,
+    ra.a."tracegrade.turn_index"::INTEGER AS turn_index,
     s.session_id,
     s.invocation_id,
     r.user_id,
@@ -127,14 +136,18 @@ SELECT
     l.cached_tokens,
     l.total_tokens,
     coalesce(l.models, []) AS models,
-    coalesce(r.attributes->>'tracegrade.user_text', l.user_text) AS user_text,
-    coalesce(r.attributes->>'tracegrade.final_text', l.final_text) AS final_text,
+    coalesce(ra.a."tracegrade.user_text", l.user_text) AS user_text,
+    coalesce(ra.a."tracegrade.final_text", l.final_text) AS final_text,
     t.args_captured,
     coalesce(s.is_error, false) AS is_error,
     s.error_type,
     s.error_message
 FROM summary s
-JOIN agent_spans r ON r.trace_id = s.trace_id AND r.span_id = s.root_span_id
+JOIN query_table(normalised) r ON r.trace_id = s.trace_id AND r.span_id = s.root_span_id
+JOIN root_attrs ra ON ra.trace_id = s.trace_id AND ra.span_id = s.root_span_id
 LEFT JOIN llm l USING (turn_id)
 LEFT JOIN tools t USING (turn_id)
-WHERE s.is_agent_turn
+WHERE s.is_agent_turn;
+
+CREATE OR REPLACE VIEW turns AS
+SELECT * FROM tg_turns('agent_spans', 'span_tree', 'llm_calls', 'tool_calls', 'spans');

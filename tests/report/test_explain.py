@@ -90,6 +90,7 @@ def _failed_turn(calls: list[ToolCall]) -> CaseReport:
     # Only the fields the explanation reads (model_construct skips validation).
     turn: dict[str, Any] = {
         "turn_index": 0,
+        "turn_id": "t1-s1",
         "user_text": "Find isbn 000",
         "tool_calls": calls,
         "scores": [score],

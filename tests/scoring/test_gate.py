@@ -16,9 +16,10 @@ from tracegrade.capture import BlockingSpanProcessor
 from tracegrade.errors import ConfigError
 from tracegrade.exit_codes import ExitCode
 from tracegrade.scoring import available_metrics, parse_config
+from tracegrade.scoring.criteria import NOT_COMPUTED
 from tracegrade.store import SpanWriter
 
-JUDGE_REASON = "needs an LLM judge or Vertex AI, which tracegrade does not run"
+SIMULATOR = "per_turn_user_simulator_quality_v1"
 NOT_APPLICABLE = "not applicable: it needs expected turns, and traffic has none"
 NOT_CAPTURED = (
     "tool arguments were not captured (turn on content capture) so they cannot be compared"
@@ -31,8 +32,8 @@ def _criteria(tmp_path: Path, document: dict[str, Any]) -> str:
     return str(path)
 
 
-def test_only_judge_metrics_is_not_a_pass(tmp_path: Path) -> None:
-    config = _criteria(tmp_path, {"criteria": {"final_response_match_v2": 0.8, "safety_v1": 0.5}})
+def test_only_metrics_not_computed_is_not_a_pass(tmp_path: Path) -> None:
+    config = _criteria(tmp_path, {"criteria": {SIMULATOR: 0.8}})
     run = ["run", str(FLAKY), "--agent", FLAKY_AGENT, "--config", config]
 
     strict = tracegrade(*run, cwd=tmp_path)
@@ -41,8 +42,7 @@ def test_only_judge_metrics_is_not_a_pass(tmp_path: Path) -> None:
     assert strict.returncode == ExitCode.NOT_EVALUATED, strict.stderr
     assert (
         "Not evaluated (1 case with no criterion evaluated)\n"
-        f"  final_response_match_v2: {JUDGE_REASON}\n"
-        f"  safety_v1: {JUDGE_REASON}\n"
+        f"  {SIMULATOR}: {NOT_COMPUTED[SIMULATOR]}\n"
     ) in strict.stdout
     assert strict.stdout.splitlines()[-1] == (
         "NOT EVALUATED: 0/1 cases passed, 0 failed, 0 errored, 1 not evaluated "
@@ -87,12 +87,12 @@ def test_a_case_judged_on_one_criterion_still_passes(
     captured: BlockingSpanProcessor, writer: SpanWriter
 ) -> None:
     run_id = _run(captured, FLAKY, FLAKY_AGENT)
-    config = {"criteria": {"response_match_score": 0.5, "hallucinations_v1": 0.5}}
+    config = {"criteria": {"response_match_score": 0.5, SIMULATOR: 0.5}}
 
     result = _score(writer, run_id, config)
 
     assert result.exit_code == ExitCode.OK
-    assert result.not_evaluated == {"hallucinations_v1": [JUDGE_REASON]}
+    assert result.not_evaluated == {SIMULATOR: [NOT_COMPUTED[SIMULATOR]]}
 
 
 def test_no_criterion_at_all_is_not_a_pass(

@@ -41,6 +41,22 @@ JsonOption = Annotated[
 JunitOption = Annotated[
     Path | None, typer.Option("--junit", help="Write JUnit XML here.", show_default=False)
 ]
+HtmlOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--html",
+        help="Write the HTML report here: one self-contained file that opens offline.",
+        show_default=False,
+    ),
+]
+MarkdownOption = Annotated[
+    bool,
+    typer.Option(
+        "--markdown",
+        help="Print a Markdown summary on stdout instead of the terminal one (for "
+        "$GITHUB_STEP_SUMMARY or a PR comment; at most 60,000 characters).",
+    ),
+]
 MetricsOption = Annotated[
     list[Path] | None,
     typer.Option("--metrics", help="A folder of extra metric .sql files.", show_default=False),

@@ -6,11 +6,16 @@ import os
 import shutil
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from tracegrade.cli._access import open_reader
 from tracegrade.exit_codes import ExitCode
+
+if TYPE_CHECKING:
+    from tracegrade.report import RunDiff
+    from tracegrade.store import Reader
 
 
 def emit_report(
@@ -21,31 +26,85 @@ def emit_report(
     junit: Path | None = None,
     baseline: str | None = None,
     run_id: str | None = None,
+    html: Path | None = None,
+    markdown: bool = False,
 ) -> ExitCode:
-    """The summary on stdout, files where asked; the exit code the gate (and diff) decide."""
+    """The summary on stdout (terminal or Markdown), files where asked; the exit code the
+    gate (and diff) decide."""
+    from tracegrade.report import diff_runs
+
+    with open_reader(db, server) as reader:
+        shown = _emit_run(reader, scoring_id, run_id, json_path, junit, terminal=not markdown)
+        code, run, scoring = shown
+        diff = diff_runs(reader, baseline, run) if baseline else None
+        if html or markdown:
+            _emit_pages(reader, scoring, diff, html, markdown)
+        if diff is not None and not markdown:
+            _print_diff(diff)
+        if diff is not None and diff.regressed and code == ExitCode.OK:
+            code = ExitCode.GATE_FAILED
+    return code
+
+
+def _emit_run(
+    reader: Reader,
+    scoring_id: str | None,
+    run_id: str | None,
+    json_path: Path | None,
+    junit: Path | None,
+    terminal: bool,
+) -> tuple[ExitCode, str, str]:
+    """A large run's overview, or the full summary (on the terminal, unless not asked);
+    the full report is built only when a file needs it or the run is small enough to show
+    case by case. The exit code, the run and the scoring shown."""
     from tracegrade.report import (
+        build_overview,
         build_report,
-        diff_runs,
-        render_diff,
+        is_large,
+        render_overview,
         render_terminal,
         to_json,
         to_junit,
     )
 
-    with open_reader(db, server) as reader:
+    large = is_large(reader, scoring_id, run_id)
+    if large:
+        overview = build_overview(reader, scoring_id, run_id)
+        # Piped, the overview keeps its own width: it is a fixed summary, not columns to show whole.
+        overview_width = width() or 100
+        if terminal:
+            typer.echo(render_overview(overview, width=overview_width, color=_color()), nl=False)
+        scoring_id = overview.scoring.scoring_id  # the files describe the scoring shown
+    if json_path or junit or not large:
         report = build_report(reader, scoring_id=scoring_id, run_id=run_id)
-        typer.echo(render_terminal(report, width=width(), color=_color()), nl=False)
+        if terminal and not large:
+            typer.echo(render_terminal(report, width=width(), color=_color()), nl=False)
         if json_path:
             json_path.write_text(to_json(report))
         if junit:
             junit.write_text(to_junit(report))
-        code = ExitCode(report.exit_code)
-        if baseline:
-            diff = diff_runs(reader, baseline, report.run.run_id)
-            typer.echo(render_diff(diff, width=width(), color=_color()), nl=False)
-            if diff.regressed and code == ExitCode.OK:
-                code = ExitCode.GATE_FAILED
-    return code
+        return ExitCode(report.exit_code), report.run.run_id, report.scoring.scoring_id
+    return ExitCode(overview.exit_code), overview.run.run_id, overview.scoring.scoring_id
+
+
+def _print_diff(diff: RunDiff) -> None:
+    from tracegrade.report import render_diff
+
+    typer.echo(render_diff(diff, width=width(), color=_color()), nl=False)
+
+
+def _emit_pages(
+    reader: Reader, scoring_id: str, diff: RunDiff | None, html: Path | None, markdown: bool
+) -> None:
+    """The HTML file and the Markdown summary: both from one run page."""
+    from tracegrade.report.pages import build_run_page, render_run_page
+    from tracegrade.report.run_markdown import to_markdown
+
+    page = build_run_page(reader, scoring_id=scoring_id, diff=diff, waterfalls=html is not None)
+    if html:
+        html.write_text(render_run_page(page, embed=True), encoding="utf-8")
+    if markdown:
+        typer.echo(to_markdown(page), nl=False)
 
 
 def emit_traffic(
@@ -54,6 +113,7 @@ def emit_traffic(
     scoring_id: str,
     json_path: Path | None = None,
     junit: Path | None = None,
+    html: Path | None = None,
 ) -> ExitCode:
     from tracegrade.report import (
         build_traffic_report,
@@ -65,6 +125,10 @@ def emit_traffic(
     with open_reader(db, server) as reader:
         report = build_traffic_report(reader, scoring_id)
         typer.echo(render_traffic(report, width=width(), color=_color()), nl=False)
+        if html:
+            from tracegrade.report.pages import traffic_file
+
+            html.write_text(traffic_file(reader, scoring_id), encoding="utf-8")
     if json_path:
         json_path.write_text(traffic_to_json(report))
     if junit:

@@ -6,21 +6,44 @@ from typing import Annotated
 
 import typer
 
-from tracegrade.cli._common import DbOption, JsonOption, JunitOption, ServerOption, user_errors
+from tracegrade.cli._common import (
+    DbOption,
+    HtmlOption,
+    JsonOption,
+    JunitOption,
+    MarkdownOption,
+    ServerOption,
+    user_errors,
+)
 
 
 def report(
     run: Annotated[
-        str | None, typer.Argument(help="Run id (default: the latest scored run).")
+        str | None,
+        typer.Argument(help="Run id; `latest` (the default) is the latest scored run."),
     ] = None,
     db: DbOption = None,
     server: ServerOption = None,
     json_path: JsonOption = None,
     junit: JunitOption = None,
+    html: HtmlOption = None,
+    markdown: MarkdownOption = False,
+    baseline: Annotated[
+        str | None, typer.Option(help="A run id to diff against; a regression fails.")
+    ] = None,
 ) -> None:
     """Print a run's summary again; exit with the code its gate decided."""
     from tracegrade.cli._report import emit_report
 
     with user_errors():
-        code = emit_report(db, server, json_path=json_path, junit=junit, run_id=run)
+        code = emit_report(
+            db,
+            server,
+            json_path=json_path,
+            junit=junit,
+            baseline=baseline,
+            run_id=None if run == "latest" else run,
+            html=html,
+            markdown=markdown,
+        )
     raise typer.Exit(int(code))

@@ -9,12 +9,14 @@ import typer
 
 from tracegrade.cli._common import (
     DbOption,
+    HtmlOption,
     JsonOption,
     JudgeBudgetOption,
     JudgeConcurrencyOption,
     JudgeRetriesOption,
     JudgeTimeoutOption,
     JunitOption,
+    MarkdownOption,
     MetricsOption,
     ServerOption,
     fail,
@@ -51,6 +53,8 @@ def run(
     server: ServerOption = None,
     json_path: JsonOption = None,
     junit: JunitOption = None,
+    html: HtmlOption = None,
+    markdown: MarkdownOption = False,
     baseline: Annotated[
         str | None, typer.Option(help="A run id to diff against; a regression fails.")
     ] = None,
@@ -129,7 +133,14 @@ def run(
             )
         scoring_id = evaluation.scoring["scoring_id"]
         code = emit_report(
-            db, server if otlp_endpoint else None, scoring_id, json_path, junit, baseline
+            db,
+            server if otlp_endpoint else None,
+            scoring_id,
+            json_path,
+            junit,
+            baseline,
+            html=html,
+            markdown=markdown,
         )
     raise typer.Exit(int(code))
 

@@ -11,6 +11,7 @@ import typer
 
 from tracegrade.cli._common import (
     DbOption,
+    HtmlOption,
     JsonOption,
     JudgeBudgetOption,
     JudgeConcurrencyOption,
@@ -56,6 +57,7 @@ def score(
     judge_budget_usd: JudgeBudgetOption = None,
     judge_timeout: JudgeTimeoutOption = None,
     judge_retries: JudgeRetriesOption = None,
+    html: HtmlOption = None,
 ) -> None:
     """Score stored turns with the given criteria and gate, as `run` would.
 
@@ -79,9 +81,9 @@ def score(
         with scoring_target(db, server, metrics or []) as target, _where_errors(where):
             summary = target.score(request)
         if summary["run_id"] is None:
-            code = emit_traffic(db, server, summary["scoring_id"], json_path, junit)
+            code = emit_traffic(db, server, summary["scoring_id"], json_path, junit, html)
         else:
-            code = emit_report(db, server, summary["scoring_id"], json_path, junit)
+            code = emit_report(db, server, summary["scoring_id"], json_path, junit, html=html)
     raise typer.Exit(int(code))
 
 

@@ -1,4 +1,5 @@
-"""`tracegrade serve`: receive OTLP traces into the database, and answer read-only SQL."""
+"""`tracegrade serve`: receive OTLP traces into the database, answer read-only SQL, and
+serve the live pages."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ def serve_command(
     db: DbOption = None,
     host: Annotated[str, typer.Option(help="Address to listen on (0.0.0.0: all).")] = DEFAULT_HOST,
     port: Annotated[
-        int, typer.Option(help="OTLP/HTTP port; also /v1/sql and /health.")
+        int, typer.Option(help="OTLP/HTTP port; also /v1/sql, /health and the pages at /.")
     ] = DEFAULT_HTTP_PORT,
     grpc_port: Annotated[int, typer.Option(help="OTLP/gRPC port; 0 turns gRPC off.")] = (
         DEFAULT_GRPC_PORT
@@ -106,7 +107,9 @@ def serve_command(
 
     Spans are acknowledged only once committed; under overload senders are told to retry
     (429/503, gRPC UNAVAILABLE). While it runs, `POST /v1/sql` answers read-only queries
-    on the same port. On an address other than loopback a token is required. Stop it with
+    on the same port, and a browser sees the runs, cases, turns and traffic at `/` (the
+    pages `--html` writes; with a token, open them once with `?token=<the token>`). On an
+    address other than loopback a token is required. Stop it with
     SIGTERM or Ctrl-C: it finishes requests in progress, flushes and closes the database.
     """
     from tracegrade.server.app import serve

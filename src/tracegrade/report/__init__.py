@@ -10,6 +10,7 @@ models, no formatting), `<kind>_<format>.py` renders one (`_text` for people, `_
 
     report = build_report(reader, run_id=...)      # the latest scoring of the run
     render_terminal(report) / to_json(report) / to_junit(report)
+    render_overview(build_overview(reader, run_id=...))   # a large run in a screen or two
     render_diff(diff_runs(reader, base_run_id, new_run_id))   # .regressed: exit 1
     render_runs(list_runs(reader))
     render_traffic(build_traffic_report(reader, scoring_id))   # traffic_to_json / _junit
@@ -18,6 +19,8 @@ models, no formatting), `<kind>_<format>.py` renders one (`_text` for people, `_
 from tracegrade.report.diff import CaseChange, CaseDiff, DiffTolerances, RunDiff, diff_runs
 from tracegrade.report.diff_text import render_diff
 from tracegrade.report.models import CaseReport, RepeatReport, RunReport, TurnReport
+from tracegrade.report.overview import RunOverview, build_overview, is_large
+from tracegrade.report.overview_text import render_overview
 from tracegrade.report.queries import ReportError
 from tracegrade.report.run import build_report
 from tracegrade.report.run_json import to_json
@@ -38,16 +41,20 @@ __all__ = [
     "RepeatReport",
     "ReportError",
     "RunDiff",
+    "RunOverview",
     "RunReport",
     "RunSummary",
     "TrafficReport",
     "TrafficRow",
     "TurnReport",
+    "build_overview",
     "build_report",
     "build_traffic_report",
     "diff_runs",
+    "is_large",
     "list_runs",
     "render_diff",
+    "render_overview",
     "render_runs",
     "render_terminal",
     "render_traffic",

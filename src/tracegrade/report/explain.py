@@ -33,6 +33,9 @@ class CallPair:
     expected: str
     actual: str
     same: bool
+    expected_call: Any = None
+    """The calls as the scorer saw them ({name, args}), for argument-level differences."""
+    actual_call: Any = None
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,8 @@ class TurnFinding:
     metrics: list[MetricFinding]
     tool_errors: list[str] = field(default_factory=list)
     """The turn's failed tool calls, a line each with the tool's own message."""
+    turn_id: str = field(default="", compare=False)
+    """The first repeat's, where repeats failed alike."""
 
 
 @dataclass(frozen=True)
@@ -95,7 +100,7 @@ def _turn(turn: TurnReport, better: Mapping[str, str | None]) -> TurnFinding:
     failed = [s for s in turn.scores if s.gating and s.status == "failed"]
     failed.sort(key=lambda s: (_kind(s), s.metric))
     metrics = [_metric(s, turn, better) for s in failed]
-    return TurnFinding(turn.turn_index, turn.user_text, metrics, _tool_errors(turn))
+    return TurnFinding(turn.turn_index, turn.user_text, metrics, _tool_errors(turn), turn.turn_id)
 
 
 def _tool_errors(turn: TurnReport) -> list[str]:
@@ -182,7 +187,7 @@ def _pairs(expected: list[Any], actual: list[Any]) -> list[CallPair]:
         shown_e = call(e["name"], e.get("args")) if e else DASH
         # An actual call's args are null only when they were not captured.
         shown_a = call(a["name"], a.get("args"), a.get("args") is not None) if a else DASH
-        pairs.append(CallPair(shown_e, shown_a, e == a))
+        pairs.append(CallPair(shown_e, shown_a, e == a, e, a))
     return pairs
 
 

@@ -13,6 +13,8 @@ from tracegrade.errors import TracegradeError
 from tracegrade.store.reader import Reader, records
 
 Row = dict[str, Any]
+CaseKey = tuple[str, str]
+"""(eval_set_id, case_id)"""
 
 
 class ReportError(TracegradeError):
@@ -66,21 +68,32 @@ def run_row(reader: Reader, run_id: str) -> Row:
     return rows[0]
 
 
-def case_rows(reader: Reader, scoring_id: str) -> list[Row]:
+def _only(cases: list[CaseKey] | None, table: str = "") -> tuple[str, list[Any]]:
+    """A filter to the given cases (all when None), and its parameter."""
+    if cases is None:
+        return "", []
+    return f" AND list_contains(?, [{table}eval_set_id, {table}case_id])", [
+        [list(key) for key in cases]
+    ]
+
+
+def case_rows(reader: Reader, scoring_id: str, cases: list[CaseKey] | None = None) -> list[Row]:
+    only, params = _only(cases)
     return records(
         reader,
-        "SELECT eval_set_id, case_id, repeats, passed_repeats, failed_repeats, errored_repeats, "
-        "verdict, flaky, failed_metrics FROM case_results WHERE scoring_id = ? "
+        "SELECT eval_set_id, case_id, repeats, passed_repeats, failed_repeats, errored_repeats, "  # noqa: S608 — `only` holds placeholders
+        f"verdict, flaky, failed_metrics FROM case_results WHERE scoring_id = ?{only} "
         "ORDER BY eval_set_id, case_id",
-        [scoring_id],
+        [scoring_id, *params],
     )
 
 
-def turn_rows(reader: Reader, run_id: str) -> list[Row]:
-    """The run's turns, each with the eval set's expected final response."""
+def turn_rows(reader: Reader, run_id: str, cases: list[CaseKey] | None = None) -> list[Row]:
+    """The run's turns (of the given cases), each with the eval set's expected response."""
+    only, params = _only(cases, "t.")
     return records(
         reader,
-        """
+        f"""
         SELECT t.eval_set_id, t.case_id, t.repeat, t.turn_index, t.turn_id, t.trace_id,
                t.user_text,
                t.final_text, e.final_text AS reference_text, t.latency_ms,
@@ -91,10 +104,10 @@ def turn_rows(reader: Reader, run_id: str) -> list[Row]:
         LEFT JOIN expected_turns e
           ON e.run_id = t.run_id AND e.eval_set_id = t.eval_set_id
          AND e.case_id = t.case_id AND e.turn_index = t.turn_index
-        WHERE t.run_id = ?
+        WHERE t.run_id = ?{only}
         ORDER BY t.eval_set_id, t.case_id, t.repeat, t.turn_index, t.turn_id
-        """,
-        [run_id],
+        """,  # noqa: S608 — `only` holds placeholders
+        [run_id, *params],
     )
 
 
@@ -111,13 +124,16 @@ def call_rows(reader: Reader, trace_ids: list[str]) -> list[Row]:
     )
 
 
-def score_rows(reader: Reader, scoring_id: str, level: str) -> list[Row]:
+def score_rows(
+    reader: Reader, scoring_id: str, level: str, cases: list[CaseKey] | None = None
+) -> list[Row]:
+    only, params = _only(cases)
     return records(
         reader,
-        "SELECT eval_set_id, case_id, repeat, turn_index, turn_id, metric, score, threshold, "
-        "status, detail FROM scores WHERE scoring_id = ? AND level = ? "
+        "SELECT eval_set_id, case_id, repeat, turn_index, turn_id, metric, score, threshold, "  # noqa: S608 — `only` holds placeholders
+        f"status, detail FROM scores WHERE scoring_id = ? AND level = ?{only} "
         "ORDER BY eval_set_id, case_id, repeat, turn_index, turn_id, metric",
-        [scoring_id, level],
+        [scoring_id, level, *params],
     )
 
 

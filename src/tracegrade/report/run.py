@@ -16,7 +16,7 @@ from tracegrade.report.models import (
     TurnReport,
     Verdict,
 )
-from tracegrade.report.queries import ReportError, Row
+from tracegrade.report.queries import CaseKey, ReportError, Row
 from tracegrade.report.summary import run_info, run_metrics, scoring_info, totals
 from tracegrade.report.values import as_dict, as_float, as_int, as_json, as_list, as_str
 from tracegrade.store.reader import Reader
@@ -40,9 +40,7 @@ def build_report(
     gating = {c.metric for c in info.criteria}
     sid = info.scoring_id
     run = run_info(queries.run_row(reader, run_id))
-    turns = _turns(reader, run_id, sid, gating)
-    repeats = _repeats(turns, queries.score_rows(reader, sid, "case"), gating)
-    cases = [_case(row, repeats) for row in queries.case_rows(reader, sid)]
+    cases = _cases(reader, run_id, sid, gating, None)
     # Eval sets in the order the run was given them, cases by id within each.
     order = {s.eval_set_id: i for i, s in enumerate(run.eval_sets)}
     cases.sort(key=lambda c: (order.get(c.eval_set_id, len(order)), c.eval_set_id, c.case_id))
@@ -66,16 +64,39 @@ def build_report(
     )
 
 
+def build_cases(reader: Reader, scoring_id: str, cases: list[CaseKey]) -> list[CaseReport]:
+    """Only the given cases of a scoring, in full, as `build_report` shows them (in the
+    order given): what the HTML pages show of a large run's worst cases without reading
+    the rest."""
+    scoring = queries.find_scoring(reader, scoring_id, None)
+    if scoring["run_id"] is None:
+        raise ReportError(f"scoring '{scoring_id}' scored traffic, not an eval run")
+    gating = {c.metric for c in scoring_info(scoring).criteria}
+    found = {
+        (c.eval_set_id, c.case_id): c
+        for c in _cases(reader, str(scoring["run_id"]), scoring_id, gating, cases)
+    }
+    return [found[key] for key in cases if key in found]
+
+
+def _cases(
+    reader: Reader, run_id: str, sid: str, gating: set[str], only: list[CaseKey] | None
+) -> list[CaseReport]:
+    turns = _turns(reader, run_id, sid, gating, only)
+    repeats = _by_case(_repeats(turns, queries.score_rows(reader, sid, "case", only), gating))
+    return [_case(row, repeats) for row in queries.case_rows(reader, sid, only)]
+
+
 def _turns(
-    reader: Reader, run_id: str, scoring_id: str, gating: set[str]
+    reader: Reader, run_id: str, scoring_id: str, gating: set[str], only: list[CaseKey] | None
 ) -> dict[RepeatKey, list[TurnReport]]:
-    turn_rows = queries.turn_rows(reader, run_id)
+    turn_rows = queries.turn_rows(reader, run_id, only)
     calls: dict[str, list[ToolCall]] = defaultdict(list)
     for row in queries.call_rows(reader, sorted({str(t["trace_id"]) for t in turn_rows})):
         calls[row["turn_id"]].append(_call(row))
     scores: dict[str, list[MetricScore]] = defaultdict(list)
-    for row in queries.score_rows(reader, scoring_id, "turn"):
-        scores[row["turn_id"]].append(_score(row, gating))
+    for row in queries.score_rows(reader, scoring_id, "turn", only):
+        scores[row["turn_id"]].append(metric_score(row, gating))
     by_repeat: dict[RepeatKey, list[TurnReport]] = defaultdict(list)
     for row in turn_rows:
         turn = _turn(row, calls[row["turn_id"]], scores[row["turn_id"]])
@@ -116,7 +137,8 @@ def _error(row: Row) -> ErrorInfo:
     return ErrorInfo(type=as_str(row["error_type"]), message=as_str(row["error_message"]))
 
 
-def _score(row: Row, gating: set[str]) -> MetricScore:
+def metric_score(row: Row, gating: set[str]) -> MetricScore:
+    """A row of `scores` as a MetricScore (`gating`: the metrics that gate)."""
     return MetricScore(
         metric=str(row["metric"]),
         score=as_float(row["score"]),
@@ -133,7 +155,7 @@ def _repeats(
     scores: dict[RepeatKey, list[MetricScore]] = defaultdict(list)
     for row in case_scores:
         key = (row["eval_set_id"], row["case_id"], int(row["repeat"]))
-        scores[key].append(_score(row, gating))
+        scores[key].append(metric_score(row, gating))
     return {
         key: RepeatReport(
             repeat=key[2],
@@ -155,8 +177,16 @@ def repeat_verdict(statuses: list[str]) -> Verdict:
     return "passed" if "passed" in statuses else "not_evaluated"
 
 
-def _case(row: Row, repeats: dict[RepeatKey, RepeatReport]) -> CaseReport:
-    mine = [r for key, r in repeats.items() if key[:2] == (row["eval_set_id"], row["case_id"])]
+def _by_case(repeats: dict[RepeatKey, RepeatReport]) -> dict[CaseKey, list[RepeatReport]]:
+    """Each case's repeats, in repeat order: one pass, so the report stays linear in turns."""
+    grouped: dict[CaseKey, list[RepeatReport]] = defaultdict(list)
+    for (eval_set_id, case_id, _), repeat in repeats.items():  # sorted by key
+        grouped[(eval_set_id, case_id)].append(repeat)
+    return grouped
+
+
+def _case(row: Row, repeats: dict[CaseKey, list[RepeatReport]]) -> CaseReport:
+    mine = repeats.get((row["eval_set_id"], row["case_id"]), [])
     return CaseReport(
         eval_set_id=str(row["eval_set_id"]),
         case_id=str(row["case_id"]),

@@ -18,7 +18,8 @@ from tracegrade.report.models import RunMetric, ScoringInfo
 from tracegrade.report.queries import ReportError, Row, find_scoring, score_rows
 from tracegrade.report.summary import run_metrics, scoring_info
 from tracegrade.report.values import as_dict, as_float, as_int
-from tracegrade.store.reader import Reader, records
+from tracegrade.scoring.selected import drop_selected, select_traces
+from tracegrade.store.reader import LocalReader, Reader, records
 
 SAMPLING_CAVEAT = (
     "Error rates overstate the true rate if the Collector keeps every error trace "
@@ -74,7 +75,7 @@ WITH per_turn AS (
 ),
 facts AS (
     SELECT p.*, t.root_agent, t.models, t.latency_ms, t.is_error, t.tool_errors
-    FROM per_turn p JOIN turns t USING (turn_id)
+    FROM per_turn p JOIN {turns} t USING (turn_id)
 ),
 grouped AS (
     SELECT 'all' AS dimension, 'all' AS name, * FROM facts
@@ -122,12 +123,13 @@ def build_traffic_report(reader: Reader, scoring_id: str) -> TrafficReport:
             f"scoring '{scoring_id}' scored eval run '{scoring['run_id']}': use the run report"
         )
     info = scoring_info(scoring)
+    turns = _scored_turns(reader, scoring_id)
     breaches: dict[tuple[str, str], dict[str, int]] = {}
-    for row in records(reader, _BREACHES, [scoring_id]):
+    for row in records(reader, _BREACHES.format(turns=turns), [scoring_id]):
         breaches.setdefault((row["dimension"], row["name"]), {})[row["metric"]] = int(row["turns"])
     rows = {
         (row["dimension"], row["name"]): _row(row, breaches.get((row["dimension"], row["name"])))
-        for row in records(reader, _ROWS, [scoring_id])
+        for row in records(reader, _ROWS.format(turns=turns), [scoring_id])
     }
     empty = TrafficRow.model_validate(_EMPTY)
     return TrafficReport(
@@ -158,6 +160,26 @@ _EMPTY: dict[str, Any] = {
     "latency_p50_ms": None,
     "latency_p95_ms": None,
 }
+
+
+def _scored_turns(reader: Reader, scoring_id: str) -> str:
+    """The relation the scored turns' facts are read from: the `turns` view, or, on this
+    process's own connection, a table of the scored traces' turns alone. The view normalises
+    every stored span (after `score --sample 0.05` over 1.04M spans scored in 16.7 s, one of
+    the two report queries took 64.5 s through the view)."""
+    if not isinstance(reader, LocalReader):
+        return "turns"
+    scored = "trace_id IN (SELECT split_part(turn_id, '-', 1) FROM scores WHERE scoring_id = ?)"
+    select_traces(reader.connection, (scored, [scoring_id]))
+    try:
+        reader.connection.execute(
+            "CREATE OR REPLACE TEMP TABLE report_turns AS "
+            "SELECT turn_id, root_agent, models, latency_ms, is_error, tool_errors "
+            "FROM scoring_turns"
+        )
+    finally:
+        drop_selected(reader.connection)
+    return "report_turns"
 
 
 def _row(row: Row, breached: dict[str, int] | None) -> TrafficRow:

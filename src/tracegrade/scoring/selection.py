@@ -11,6 +11,7 @@ from typing import Any
 import duckdb
 
 from tracegrade.errors import ConfigError, DatabaseError
+from tracegrade.scoring.selected import drop_selected, select_traces
 from tracegrade.store.readonly import check_condition, guarded_rows
 
 _TRACE_ID_SPACE = 2**64
@@ -36,13 +37,21 @@ class Selection:
         """This selection with `where` evaluated read-only into `turn_ids`."""
         if self.where is None or self.turn_ids is not None:
             return self
+        traces = self.trace_predicate()  # before the clauses: its `since` cut is the earlier
         clauses, params = self._clauses()
         try:
             condition = check_condition(self.where, "turns")
-            query = f"SELECT turn_id FROM turns WHERE {clauses} AND {condition}"  # noqa: S608 — the condition passed the guard; the whole query passes it again
+            # Over the turns of the traces the other options keep (the view would
+            # normalise every stored span), named `turns` as the condition was checked.
+            turns = "turns" if traces is None else "scoring_turns AS turns"
+            if traces is not None:
+                select_traces(connection, traces)
+            query = f"SELECT turn_id FROM {turns} WHERE {clauses} AND {condition}"  # noqa: S608 — the condition passed the guard; the whole query passes it again
             rows = guarded_rows(connection, query, params)
         except DatabaseError as exc:
             raise ConfigError(f"where {self.where!r}: {exc}") from None
+        finally:
+            drop_selected(connection)
         return dataclasses.replace(self, turn_ids=tuple(str(row[0]) for row in rows))
 
     def predicate(self) -> tuple[str, list[Any]]:
@@ -71,6 +80,34 @@ class Selection:
             clauses.append("('0x' || right(trace_id, 16))::UBIGINT::HUGEINT < ?::HUGEINT")
             params.append(round(self.sample * _TRACE_ID_SPACE))
         return " AND ".join(clauses), params
+
+    def trace_predicate(self) -> tuple[str, list[Any]] | None:
+        """A WHERE clause over `spans` keeping every trace that holds a selected turn (and
+        maybe others: `predicate()` still decides), so that scoring normalises those traces'
+        spans only; None when every trace may. A view's row depends only on its own trace's
+        spans, so the selected turns come out as the views give them."""
+        if self.turn_ids is not None:
+            # The traces of the turns `where` picked (a turn id is its trace id, '-', its
+            # span id): a `since` cut again now would drop the turns near its edge.
+            ids = [turn.split("-", 1)[0] for turn in self.turn_ids]
+            return "trace_id IN (SELECT unnest(?::VARCHAR[]))", [ids]
+        clauses: list[str] = []
+        params: list[Any] = []
+        if self.run_id is not None:
+            # A turn's run id is on its root span: the traces with a span carrying it.
+            clauses.append(
+                'trace_id IN (SELECT trace_id FROM spans WHERE attrs."tracegrade.run_id" = ? '
+                "UNION ALL SELECT trace_id FROM spans "
+                "WHERE attrs IS NULL AND attributes->>'tracegrade.run_id' = ?)"
+            )
+            params += [self.run_id, self.run_id]
+        if self.since is not None:
+            clauses.append("trace_id IN (SELECT trace_id FROM spans WHERE start_ns >= ?)")
+            params.append(time.time_ns() - int(self.since.total_seconds() * 1e9))
+        if self.sample is not None:  # as in predicate(): on the trace id alone
+            clauses.append("('0x' || right(trace_id, 16))::UBIGINT::HUGEINT < ?::HUGEINT")
+            params.append(round(self.sample * _TRACE_ID_SPACE))
+        return (" AND ".join(clauses), params) if clauses else None
 
     def describe(self) -> dict[str, Any]:
         return {

@@ -71,6 +71,9 @@ class ScoringResult:
     """Judged turns (of a judged metric) a judge could not evaluate."""
     judged: int = 0
     """Turns judged metrics were asked to judge."""
+    judge_errored: set[tuple[str, str]] = field(default_factory=set)
+    """Cases (eval set, case) a judge error left without a gating score: errors, counted
+    against `max_error_rate` (as judge errors), not cases nothing could evaluate."""
 
     @property
     def error_rate(self) -> float:
@@ -95,8 +98,13 @@ class ScoringResult:
 
     @property
     def unevaluated_cases(self) -> list[CaseResult]:
-        """Cases no gating criterion evaluated: not a pass."""
-        return [c for c in self.cases if c.verdict == "not_evaluated"]
+        """Cases no gating criterion evaluated, for a reason other than a judge error: not
+        a pass."""
+        return [
+            c
+            for c in self.cases
+            if c.verdict == "not_evaluated" and (c.eval_set_id, c.case_id) not in self.judge_errored
+        ]
 
     @property
     def verdict(self) -> str:
@@ -134,6 +142,12 @@ WHERE c.gating AND (r.detail->>'not_evaluated')::INTEGER > 0
 ORDER BY r.metric
 """
 NO_CRITERION = "no criterion gates the run"
+# Cases with a gating turn a judge failed to evaluate (detail.judge_error, below).
+_JUDGE_ERRORED = """
+SELECT DISTINCT l.eval_set_id, l.case_id
+FROM level_turn l JOIN scoring_criteria c USING (metric)
+WHERE c.gating AND l.case_id IS NOT NULL AND l.detail->>'judge_error' = 'true'
+"""
 # detail.judge_error: set by judged metrics' scorers (tg_judge_detail) on the turns judged.
 _JUDGED = """
 SELECT count(*) FILTER (detail->>'judge_error' IS NOT NULL),
@@ -168,6 +182,7 @@ def decide(
         allow_not_evaluated=config.allow_not_evaluated,
         judge_errors=judge_errors,
         judged=judged,
+        judge_errored=set(connection.execute(_JUDGE_ERRORED).fetchall()),
     )
 
 

@@ -147,13 +147,16 @@ class Server:
         sidecar.write(ServerInfo(os.getpid(), url, token, self.db, config.grpc_port or None))
         grpc_text = f", OTLP/gRPC on {config.host}:{config.grpc_port}" if config.grpc_port else ""
         logger.info(
-            "serving %s: OTLP/HTTP on %s/v1/traces%s, read-only SQL on %s/v1/sql; %s; "
-            "memory budget %d MiB (DuckDB %d MiB)",
+            "serving %s: OTLP/HTTP on %s/v1/traces%s, read-only SQL on %s/v1/sql, pages on "
+            "%s/; %s; memory budget %d MiB (DuckDB %d MiB)",
             self.db,
             url,
             grpc_text,
             url,
-            "bearer token required" if token else "no auth",
+            url,
+            "bearer token required (a browser: open the pages once with ?token=<the token>)"
+            if token
+            else "no auth",
             config.memory_mb,
             self.parts.budget.duckdb_bytes // MIB,
         )

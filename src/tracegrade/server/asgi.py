@@ -137,4 +137,6 @@ class HttpApp:
 
 def _head(scope: Scope) -> RequestHead:
     headers = {name.decode("latin-1"): value.decode("latin-1") for name, value in scope["headers"]}
-    return RequestHead(scope["method"], scope["path"], headers)
+    raw_path = (scope.get("raw_path") or scope["path"].encode()).decode("latin-1")
+    query = scope.get("query_string", b"").decode("latin-1")
+    return RequestHead(scope["method"], scope["path"], headers, raw_path, query)

@@ -15,6 +15,9 @@ class RequestHead:
     path: str
     headers: dict[str, str]
     """Lower-case names; a repeated header keeps its last value."""
+    raw_path: str = ""
+    """The path as sent, still percent-encoded: `/` inside an id stays `%2F`."""
+    query: str = ""
 
     def header(self, name: str) -> str:
         return self.headers.get(name, "")

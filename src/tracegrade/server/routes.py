@@ -1,4 +1,4 @@
-"""The HTTP endpoints: OTLP traces, read-only SQL, scoring, health."""
+"""The HTTP endpoints: OTLP traces, read-only SQL, scoring, health, the live pages."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from tracegrade.server.messages import (
     json_response,
     retry_later,
 )
+from tracegrade.server.pages import PageAuth, PageRequest, is_page, page_error, render_page
 from tracegrade.server.payload import (
     ENCODINGS,
     UNAVAILABLE,
@@ -62,8 +63,11 @@ class Endpoints:
         self._pools = pools
         self._db = db
         self._config = receiver.config
+        self._page_auth = PageAuth(self._config.auth_token)
 
     def admit(self, head: RequestHead) -> Response | int:
+        if is_page(head.path):
+            return self._admit_page(head)
         method = _METHODS.get(head.path)
         if method is None:
             return json_error(404, f"no endpoint {head.path}: OTLP traces go to POST {TRACES_PATH}")
@@ -82,6 +86,16 @@ class Endpoints:
         if (problem := self._receiver.short_of_memory()) is not None:
             return retry_later(problem.status, str(problem), problem.retry_after_s)
         return limit
+
+    def _admit_page(self, head: RequestHead) -> Response | int:
+        if head.method not in ("GET", "HEAD"):
+            return page_error(405, f"{head.path} takes GET", [("allow", "GET, HEAD")])
+        bearer_ok = self._receiver.authorized(head.header("authorization"))
+        if (refused := self._page_auth.check(head, bearer_ok)) is not None:
+            return refused
+        if (problem := self._receiver.short_of_memory()) is not None:
+            return retry_later(problem.status, str(problem), problem.retry_after_s)
+        return 0
 
     def _admit_traces(self, head: RequestHead) -> Response | int:
         """Errors here are OTLP's: a google.rpc.Status, in the request's encoding if OTLP's."""
@@ -118,6 +132,8 @@ class Endpoints:
             self._receiver.stats.answered(status)
 
     async def handle(self, head: RequestHead, body: bytes, gone: asyncio.Event) -> Response:
+        if is_page(head.path):
+            return await self._page(head, gone)
         if head.path == TRACES_PATH:
             return await self._traces(head, body)
         if head.path == SQL_PATH:
@@ -178,6 +194,15 @@ class Endpoints:
         except SqlFailed as exc:
             return json_error(400, str(exc))
         return Response(200, result)
+
+    async def _page(self, head: RequestHead, gone: asyncio.Event) -> Response:
+        render = PageRequest.of(head).page()
+        if render is None:
+            return page_error(404, f"no page {head.path}")
+        cancel = Cancellation()
+        timeout_s = self._queries.timeout_s
+        work = self._pools.sql.submit(render_page, self._queries, render, cancel, timeout_s)
+        return await _unless_gone(work, gone, cancel.cancel)
 
     async def _score(self, body: bytes, gone: asyncio.Event) -> Response:
         if not self._scoring.try_begin():

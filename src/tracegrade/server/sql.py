@@ -71,12 +71,7 @@ class ReadOnlyQueries:
         """The query's result as JSON `{columns, types, rows, truncated}`; `deadline` is a
         `time.monotonic()` value (default: the timeout from now)."""
         deadline = deadline or time.monotonic() + self.timeout_s
-        try:
-            statement = read_only_statement(sql)
-        except QueryRefused as exc:
-            raise SqlRefused(str(exc)) from None
-        except QueryUnparsable as exc:
-            raise SqlFailed(one_line(str(exc))) from None
+        statement = _guarded(sql)
         cap = min(limit or self.max_rows, self.max_rows)
         with self._cursor(deadline, cancel) as cursor, read_only_transaction(cursor):
             self._execute(cursor, statement, params)
@@ -88,6 +83,20 @@ class ReadOnlyQueries:
         tail = json.dumps({"truncated": truncated})
         return b"".join([head[:-1].encode(), b', "rows": [', b", ".join(rows), b"], ",
                          tail[1:].encode()])  # fmt: skip
+
+    def rows(
+        self, sql: str, params: Sequence[Any], deadline: float, cancel: Cancellation
+    ) -> tuple[list[str], list[tuple[Any, ...]]]:
+        """The columns and rows of one query of the live pages, through the same guard and
+        read-only transaction as `run`; over `max_rows` rows is an error, not a cut."""
+        statement = _guarded(sql)
+        with self._cursor(deadline, cancel) as cursor, read_only_transaction(cursor):
+            self._execute(cursor, statement, params)
+            columns = [c[0] for c in cursor.description or []]
+            found = cursor.fetchmany(self.max_rows + 1)
+        if len(found) > self.max_rows:
+            raise SqlFailed(f"a page query found over {self.max_rows} rows")
+        return columns, found
 
     def count_spans(self) -> int:
         with self._cursor(time.monotonic() + self.timeout_s) as cursor:
@@ -165,6 +174,15 @@ class ReadOnlyQueries:
 
     def _too_long(self) -> str:
         return f"the query ran longer than {self.timeout_s:g} s and was stopped"
+
+
+def _guarded(sql: str) -> duckdb.Statement:
+    try:
+        return read_only_statement(sql)
+    except QueryRefused as exc:
+        raise SqlRefused(str(exc)) from None
+    except QueryUnparsable as exc:
+        raise SqlFailed(one_line(str(exc))) from None
 
 
 def parse_request(body: bytes) -> tuple[str, list[Any] | None, int | None]:

@@ -84,7 +84,8 @@ def _store(spans: pa.Table | None) -> duckdb.DuckDBPyConnection:
     if spans is not None:
         load_spans(connection, spans)
     else:
-        for path in [*sql_files("migrations"), *sql_files("macros")]:
+        # Macros first, as `connect` does: migration 004 fills spans.attrs with one.
+        for path in [*sql_files("macros"), *sql_files("migrations")]:
             connection.execute(path.read_text())
     for path in sql_files("views"):
         connection.execute(path.read_text())

@@ -60,6 +60,7 @@ def connect(
         if read_only:
             _require_migrated(connection, db)
         else:
+            apply_macros(connection)  # a migration may use one (003 fills spans.attrs)
             migrate(connection)
         apply_views(connection, temporary=read_only)
         register_view_functions(connection)
@@ -77,7 +78,16 @@ def connect(
 
 def apply_views(connection: duckdb.DuckDBPyConnection, *, temporary: bool = False) -> None:
     """(Re)create the SQL macros and views, in file order (macros first: views use them)."""
-    for path in [*sql_files("macros"), *sql_files("views")]:
+    apply_macros(connection, temporary=temporary)
+    _apply(sql_files("views"), connection, temporary)
+
+
+def apply_macros(connection: duckdb.DuckDBPyConnection, *, temporary: bool = False) -> None:
+    _apply(sql_files("macros"), connection, temporary)
+
+
+def _apply(paths: list[Path], connection: duckdb.DuckDBPyConnection, temporary: bool) -> None:
+    for path in paths:
         sql = path.read_text()
         if temporary:
             sql = sql.replace("CREATE OR REPLACE VIEW", "CREATE OR REPLACE TEMP VIEW")

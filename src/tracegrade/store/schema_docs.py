@@ -50,11 +50,15 @@ class UndocumentedSchema(Exception):
 def relations(connection: duckdb.DuckDBPyConnection) -> list[Relation]:
     found = []
     for kind, folder in (("table", "migrations"), ("view", "views")):
+        blocks: dict[str, tuple[str, dict[str, str], Path]] = {}
         for path in sql_files(folder):
             for name, doc, column_docs in _blocks(path):
-                found.append(
-                    Relation(name, kind, doc, _columns(connection, name, column_docs, path))
-                )
+                # A later migration that adds columns documents just those, under the
+                # table's name again: its columns join the first block's.
+                first = blocks.setdefault(name, (doc, {}, path))
+                first[1].update(column_docs)
+        for name, (doc, column_docs, path) in blocks.items():
+            found.append(Relation(name, kind, doc, _columns(connection, name, column_docs, path)))
     return found
 
 

@@ -30,7 +30,12 @@ from tracegrade.store.connection import connect
 from tracegrade.store.rows import INTEGER_COLUMNS, SPAN_COLUMNS, SpanRow
 
 _BATCH_VIEW = "_tracegrade_incoming_spans"
-_SELECT = f"({', '.join(SPAN_COLUMNS)}) SELECT {', '.join(SPAN_COLUMNS)} FROM {_BATCH_VIEW}"  # noqa: S608 — constants
+# `attrs`, the attributes the views read, is parsed out of the JSON here, once per span, in
+# DuckDB (~1.5 µs a span), so that no query parses it again (queries/macros/00_span_attrs.sql).
+_SELECT = (
+    f"({', '.join(SPAN_COLUMNS)}, attrs) "  # noqa: S608 — constants
+    f"SELECT {', '.join(SPAN_COLUMNS)}, tg_span_attrs(attributes) FROM {_BATCH_VIEW}"
+)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,21 @@
+"""The pages' SQL: one SELECT per file in `queries/report/`, read through a `Reader`, so a
+page reads the DuckDB file or a running `tracegrade serve` alike."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from tracegrade._resources import queries_dir
+from tracegrade.report.queries import Row
+from tracegrade.store.reader import Reader, records
+
+
+@functools.cache
+def report_sql(name: str) -> str:
+    return (queries_dir() / "report" / f"{name}.sql").read_text()
+
+
+def rows(reader: Reader, name: str, *params: Any) -> list[Row]:
+    """The rows of `queries/report/<name>.sql` with these parameters, as dicts."""
+    return records(reader, report_sql(name), list(params))
