@@ -7,6 +7,7 @@ import json
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pytest
@@ -63,6 +64,24 @@ def test_archive_moves_every_span_once_and_the_views_read_both(tmp_path: Path) -
     assert result.exit_code == 0, result.output
     assert result.output.split() == ["n,t", f"{len(spans)},{len(turns)}"]  # a turn a trace
     assert "archived 0 spans" in _archive(db, root)  # nothing left to move
+
+
+def test_archived_spans_read_back_with_the_attrs_the_writer_stored(tmp_path: Path) -> None:
+    """The files keep the raw columns; `spans` derives `attrs` for them as the writer did."""
+    db = traffic_db(tmp_path / "hot.duckdb")
+    before = _attrs(db)
+    _archive(db, tmp_path / "archive")
+    assert hot_count(db) == 0
+    assert _attrs(db) == before
+    assert all(attrs is not None for _, _, attrs in before)
+    assert any(attrs["gen_ai.tool.name"] for _, _, attrs in before)
+
+
+def _attrs(db: Path) -> list[tuple[Any, ...]]:
+    connection = connect(db, read_only=True)
+    rows = connection.execute("SELECT trace_id, span_id, attrs FROM spans ORDER BY ALL").fetchall()
+    connection.close()
+    return rows
 
 
 def test_export_evalset_reads_the_archive(tmp_path: Path) -> None:
