@@ -38,9 +38,14 @@ def _archive(db: Path, root: Path, *extra: str) -> str:
     return result.output
 
 
-def _turns(db: Path) -> list[tuple[object, ...]]:
+def _turns(db: Path) -> list[tuple[Any, ...]]:
+    return _read(db, "SELECT * FROM turns ORDER BY ALL")
+
+
+def _read(db: Path, query: str) -> list[tuple[Any, ...]]:
+    """Rows as tracegrade reads the database: hot spans and the archive as one."""
     connection = connect(db, read_only=True)
-    rows = connection.execute("SELECT * FROM turns ORDER BY ALL").fetchall()
+    rows = connection.execute(query).fetchall()
     connection.close()
     return rows
 
@@ -78,10 +83,7 @@ def test_archived_spans_read_back_with_the_attrs_the_writer_stored(tmp_path: Pat
 
 
 def _attrs(db: Path) -> list[tuple[Any, ...]]:
-    connection = connect(db, read_only=True)
-    rows = connection.execute("SELECT trace_id, span_id, attrs FROM spans ORDER BY ALL").fetchall()
-    connection.close()
-    return rows
+    return _read(db, "SELECT trace_id, span_id, attrs FROM spans ORDER BY ALL")
 
 
 def test_export_evalset_reads_the_archive(tmp_path: Path) -> None:
