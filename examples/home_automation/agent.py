@@ -23,7 +23,10 @@ from google.adk.tools.tool_context import ToolContext
 
 from tracegrade.testing import ScriptedLlm
 
-from . import judge  # noqa: F401  registers "home-judge", the judge test_config.json names
+from . import (
+    judge,  # noqa: F401  registers "home-judge", the judge test_config.json names
+    simulator,  # noqa: F401  registers "home-user", the scenario's simulated user
+)
 
 MODEL_SCRIPT = Path(__file__).with_name("model_script.json")
 GEMINI_MODEL = "gemini-2.5-flash"

@@ -2,12 +2,12 @@
 -- attributes JSON in one pass: a STRUCT with one VARCHAR field per attribute key (the value
 -- as `attributes->>'key'` gives it; gen_ai.response.finish_reasons as JSON), NULL where the
 -- span lacks the key. The span writer stores it in `spans.attrs` as each span is written,
--- and migration 003 filled it for spans stored before, so the views do not parse every
+-- and migration 004 filled it for spans stored before, so the views do not parse every
 -- span's JSON on every query (measured: ~1.2 µs a key a span, 45 keys read per span).
 -- Message contents (gen_ai.input.messages, ...) are left out: they are most of a span's
 -- bytes, and only model-call spans need them.
 --
--- The fields must be those of the `spans.attrs` column (migration 003), in its order; a
+-- The fields must be those of the `spans.attrs` column (migration 004), in its order; a
 -- test holds them equal. A change here needs a migration that refills the column.
 CREATE OR REPLACE MACRO tg_span_attrs(attributes) AS json_transform(attributes, '{
     "gen_ai.operation.name": "VARCHAR",

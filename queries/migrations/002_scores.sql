@@ -39,7 +39,8 @@ CREATE TABLE scorings (
 --   score         the value; NULL when not evaluated or the turn errored
 --   threshold     the bound this level was held to, if any
 --   passed        whether it held; NULL unless the metric gates at this level
---   status        passed, failed, informational, not_evaluated or error
+--   status        passed, failed, informational, not_evaluated, not_applicable (case
+--                 level: the metric needs expected turns, a scenario case has none) or error
 --   detail        the metric's explanation (JSON), e.g. expected and actual calls
 CREATE TABLE scores (
     scoring_id  VARCHAR NOT NULL,

@@ -54,6 +54,20 @@ SELECT e.run_id, e.eval_set_id, e.case_id, unnest(range(coalesce(r.repeats, 1)))
 FROM expected_turns e
 JOIN eval_runs r USING (run_id)
 WHERE e.run_id IN (SELECT run_id FROM scored_turns WHERE run_id IS NOT NULL);
+
+-- scored_scenario_cases: the scored eval run's conversation scenarios (the simulated user
+-- wrote their messages; their eval_case span records the scenario). Metrics that need
+-- expected turns do not apply to them (03_levels.sql). Empty for traffic.
+CREATE OR REPLACE TEMP TABLE scored_scenario_cases AS
+SELECT DISTINCT
+    attributes->>'tracegrade.run_id' AS run_id,
+    attributes->>'tracegrade.eval_set_id' AS eval_set_id,
+    attributes->>'tracegrade.case_id' AS case_id
+FROM spans
+WHERE scope_name = 'tracegrade' AND name = 'tracegrade.eval_case'
+  AND json_extract(attributes->>'tracegrade.expected', '$.scenario') IS NOT NULL
+  AND attributes->>'tracegrade.run_id' IN (SELECT run_id FROM scored_turns);
+
 -- scored_judgements: the judge answers the scored turns' judged metrics use, filled by the
 -- judge runner (scoring/judging): one row per answer (cached or new), per sample, and one
 -- row for a turn no judge answered, saying why. outcome: answered, failed (after every

@@ -3,7 +3,8 @@
 -- score: errors are not failures.
 --
 -- status: error (the turn, or a turn of the case repeat, crashed), not_evaluated (no
--- score), informational (no gate at this level), passed or failed.
+-- score), not_applicable (the metric needs expected turns and the case has none),
+-- informational (no gate at this level), passed or failed.
 
 -- tg_gates_passed(gating, better, score, worst, threshold, max): whether a score is within
 -- its criterion: `threshold` on the score (higher: score >= t; lower: score <= t) and `max`
@@ -42,12 +43,16 @@ WITH rows AS (
       AND NOT EXISTS (SELECT 1 FROM turn_scores s WHERE s.turn_id = t.turn_id AND s.metric = c.metric)
     UNION ALL
     -- An eval turn with no expectation (its case's expectations never arrived) is not
-    -- evaluated by a gating metric that needs one, and says why.
+    -- evaluated by a gating metric that needs one, and says why. A conversation scenario's
+    -- turns have none by design: such metrics are not applicable there (below, per case).
     SELECT c.metric, t.turn_id, t.run_id, t.eval_set_id, t.case_id, t.repeat, t.turn_index,
            false, NULL, json_object('reason', 'no expectation: no expected turn was recorded for it')
     FROM scored_turns t
     JOIN scoring_criteria c ON c.gating AND c.needs_expected
     WHERE t.case_id IS NOT NULL AND NOT t.has_expected AND NOT t.is_error
+      AND NOT EXISTS (
+          SELECT 1 FROM scored_scenario_cases s
+          WHERE s.run_id = t.run_id AND s.eval_set_id = t.eval_set_id AND s.case_id = t.case_id)
 ),
 judged AS (
     SELECT
@@ -97,7 +102,22 @@ SELECT
     passed,
     tg_status(errored, score, passed) AS status,
     json_object('turns', turns, 'evaluated', evaluated, 'max', worst_high) AS detail
-FROM judged;
+FROM judged
+UNION ALL
+-- A case repeat with no expected turn (a conversation scenario: the simulated user writes
+-- its messages) gets no score from a metric that compares with expected turns: it is
+-- not applicable there, neither passed nor failed.
+SELECT
+    'case', r.run_id, r.eval_set_id, r.case_id, r.repeat, c.metric, NULL,
+    coalesce(c.threshold, c.max), NULL, 'not_applicable',
+    json_object('reason', 'needs expected turns; a conversation scenario has none')
+FROM (
+    SELECT DISTINCT t.run_id, t.eval_set_id, t.case_id, t.repeat
+    FROM scored_turns t
+    JOIN scored_scenario_cases USING (run_id, eval_set_id, case_id)
+) r
+CROSS JOIN scoring_criteria c
+WHERE c.needs_expected;
 
 -- Per run (or per scored selection of traffic): the distribution of the turn scores, held
 -- to the run-level budgets p50 and p95.

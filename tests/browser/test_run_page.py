@@ -43,7 +43,7 @@ def _sql(reader: LocalReader, sql: str, *params: object) -> list[tuple[object, .
 
 def test_the_run_page_loads_clean(page: Watched, example: Example) -> None:
     assert page.page.title().startswith("FAILED · run ")
-    assert "9/11 cases passed, 2 failed, 0 errored" in page.page.inner_text("#verdict")
+    assert "10/12 cases passed, 2 failed, 0 errored" in page.page.inner_text("#verdict")
     page.page.wait_for_timeout(100)  # any late script error or request
     page.assert_clean()
     screenshot(page.page, "run")
@@ -152,8 +152,8 @@ def test_the_diff_against_the_baseline_is_on_the_page(page: Watched, example: Ex
 
 def test_the_summary_reads_without_javascript(open_page: OpenPage, example: Example) -> None:
     page = open_page(example.run_html.as_uri(), java_script_enabled=False)
-    assert "FAILED: 9/11 cases passed" in page.page.inner_text("#verdict")
-    assert page.page.locator("table.cases tbody tr").count() == 11
+    assert "FAILED: 10/12 cases passed" in page.page.inner_text("#verdict")
+    assert page.page.locator("table.cases tbody tr").count() == 12
     assert page.page.locator("table.metrics tbody tr").count() >= 5
     assert page.page.locator("noscript").first.is_visible()
     assert page.page.locator("svg").count() == 0

@@ -102,13 +102,11 @@ def test_invocation_events_give_calls_in_part_order_and_text_before_calls() -> N
     )
 
 
-def test_a_conversation_scenario_loads_but_is_not_replayable() -> None:
+def test_a_conversation_scenario_loads_to_be_played_by_the_simulator() -> None:
     case = _case(load_eval_set(DICE), "free_chat_about_dice")
     raw = _raw(DICE)["eval_cases"][2]["conversation_scenario"]
 
-    assert not case.replayable
-    assert case.reason_not_replayable is not None
-    assert "user simulator" in case.reason_not_replayable
+    assert case.replayable
     assert case.turns == ()
     assert case.scenario is not None
     assert (case.scenario.starting_prompt, case.scenario.user_persona) == (

@@ -22,6 +22,7 @@ AGENT = str(EXAMPLE)
 
 CASES = [case["eval_id"] for case in json.loads(EVALSET.read_text())["eval_cases"]]
 FAILS_ON_PURPOSE = "bedside_lamp_off"
+SCENARIO = "bedtime_scenario"  # played by ADK's user simulator
 SENDS_WRONG_TYPE = "device_3_by_number"  # the model sends device_id=3, an int, then retries
 
 
@@ -30,6 +31,7 @@ def offline_agent_module(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
     is set."""
     monkeypatch.setenv("HOME_AGENT_MODEL", "scripted")
     monkeypatch.setenv("HOME_JUDGE_MODEL", "scripted")
+    monkeypatch.setenv("HOME_USER_MODEL", "scripted")
     monkeypatch.syspath_prepend(str(EXAMPLE.parent))
     module = importlib.import_module("home_automation.agent")
     if not isinstance(module.root_agent.model, ScriptedLlm):
@@ -38,7 +40,13 @@ def offline_agent_module(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
 
 
 def run_example(captured: BlockingSpanProcessor, **options: Any) -> RunResult:
-    result = run_eval(RunOptions(**({"eval_sets": [str(EVALSET)], "agent": AGENT} | options)))
+    """As `tracegrade run` runs it: with test_config.json (its user simulator, too)."""
+    defaults = {
+        "eval_sets": [str(EVALSET)],
+        "agent": AGENT,
+        "criteria": json.loads(CONFIG.read_text()),
+    }
+    result = run_eval(RunOptions(**(defaults | options)))
     assert captured.force_flush()
     return result
 

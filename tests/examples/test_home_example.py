@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 from pathlib import Path
 from types import ModuleType
@@ -13,6 +14,7 @@ from tests.examples.home_example import (
     CONFIG,
     EVALSET,
     FAILS_ON_PURPOSE,
+    SCENARIO,
     SENDS_WRONG_TYPE,
     offline_agent_module,
     run_example,
@@ -22,7 +24,7 @@ from tracegrade.capture import BlockingSpanProcessor
 from tracegrade.exit_codes import ExitCode
 from tracegrade.scoring import Selection, load_scoring_config, score
 from tracegrade.store import SpanWriter
-from tracegrade.testing import ScriptedLlm, load_script
+from tracegrade.testing import ScriptedLlm, ScriptedUser, load_script
 
 
 @pytest.fixture(autouse=True)
@@ -92,7 +94,7 @@ def test_the_judge_finds_the_claim_the_tools_contradict(
         "AND metric = 'hallucinations_v1'",
         [scored.scoring_id],
     ).fetchall()
-    assert len(rows) == 13
+    assert len(rows) == 15  # 13 replayed turns and the scenario's 2
     scores = {case: value for case, value, _ in rows}
     assert [case for case, value in scores.items() if value != 1.0] == [FAILS_ON_PURPOSE]
     (detail,) = [json.loads(d) for case, _, d in rows if case == FAILS_ON_PURPOSE]
@@ -111,6 +113,36 @@ def test_the_judge_is_gemini_when_a_key_is_set(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setenv("HOME_JUDGE_MODEL", "")
     monkeypatch.setenv("GOOGLE_API_KEY", "a-key")
     assert isinstance(judge.judge(), Gemini)  # type: ignore[attr-defined]
+
+
+def test_the_scenario_is_played_by_the_simulated_user_until_its_goal(
+    captured: BlockingSpanProcessor, writer: SpanWriter
+) -> None:
+    result = run_example(captured, eval_sets=[f"{EVALSET}:{SCENARIO}"])
+    assert [o.ending for o in result.outcomes] == ["stop_signal"]
+    turns = trajectories(writer.connection, result.run_id)
+    assert [c["name"] for c in turns[(SCENARIO, 0, 0)]] == ["list_devices", "set_device_info"]
+    assert [c["name"] for c in turns[(SCENARIO, 0, 1)]] == ["get_temperature"]
+    asks = writer.connection.execute(
+        "SELECT status, user_text, model FROM simulator_calls WHERE run_id = ? ORDER BY turn_index",
+        [result.run_id],
+    ).fetchall()
+    assert asks == [
+        ("message", "Switch on the bedside lamp, please.", "home-user"),
+        ("message", "Thanks. How warm is the Bedroom?", "home-user-scripted"),
+        ("stop_signal", None, "home-user-scripted"),
+    ]
+
+
+def test_the_simulated_user_is_gemini_when_a_key_is_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    from google.adk.models.google_llm import Gemini
+    from google.adk.models.registry import LLMRegistry
+
+    user = LLMRegistry.resolve("home-user")(model="home-user")
+    assert isinstance(user.user(), ScriptedUser)  # type: ignore[attr-defined]
+    monkeypatch.setenv("HOME_USER_MODEL", "")
+    monkeypatch.setenv("GOOGLE_API_KEY", "a-key")
+    assert isinstance(user.user(), Gemini)  # type: ignore[attr-defined]
 
 
 def test_the_wrong_typed_argument_fails_validity_with_its_reason(
@@ -191,14 +223,20 @@ def test_numbers_match_by_value_as_in_adk(
 
 
 def test_the_script_answers_exactly_the_eval_sets_messages() -> None:
+    """The replayed turns' messages, and those the scripted user writes in the scenario."""
+    replies = importlib.import_module("home_automation.simulator").REPLIES
     script = load_script(EVALSET.with_name("model_script.json"))
     data = json.loads(EVALSET.read_text())
     messages = {
         turn["user_content"]["parts"][0]["text"]
         for case in data["eval_cases"]
-        for turn in case["conversation"]
+        for turn in case.get("conversation") or []
     }
-    assert set(script.by_user_text or {}) == messages
+    scenario = next(
+        c["conversation_scenario"] for c in data["eval_cases"] if c["eval_id"] == SCENARIO
+    )
+    simulated = {scenario["starting_prompt"]} | set(replies.values()) - {"</finished>"}
+    assert set(script.by_user_text or {}) == messages | simulated
 
 
 @pytest.mark.parametrize(

@@ -56,6 +56,12 @@ def _adk_conversation(agent: BaseAgent, case: EvalCase) -> list[Invocation]:
     return asyncio.run(replay())
 
 
+def _static_cases() -> list[EvalCase]:
+    """The cases with expected turns (the scenario has none to compare with)."""
+    cases = EvalSet.model_validate_json(EVALSET.read_text()).eval_cases
+    return [case for case in cases if case.conversation is not None]
+
+
 def _adk_scores(agent: BaseAgent) -> tuple[Scores, dict[str, bool]]:
     metrics = get_eval_metrics_from_config(get_evaluation_criteria_or_default(str(CONFIG)))
     evaluators: dict[str, Any] = {
@@ -67,7 +73,7 @@ def _adk_scores(agent: BaseAgent) -> tuple[Scores, dict[str, bool]]:
     }
     scores: Scores = {}
     passed: dict[str, bool] = {}
-    for case in EvalSet.model_validate_json(EVALSET.read_text()).eval_cases:
+    for case in _static_cases():
         actual = _adk_conversation(agent, case)
         passed[case.eval_id] = True
         for name, evaluator in evaluators.items():
@@ -87,13 +93,16 @@ def _tracegrade_scores(
     scored = score(writer.connection, Selection(run_id=run_id), loaded.config, loaded.specs)
     rows = writer.connection.execute(
         "SELECT case_id, turn_index, metric, score FROM scores "
-        "WHERE scoring_id = ? AND level IN ('turn', 'case') AND metric IN ?",
+        "WHERE scoring_id = ? AND level IN ('turn', 'case') AND metric IN ? "
+        "AND status <> 'not_applicable'",  # the scenario case: ADK has no score either
         [scored.scoring_id, list(METRICS)],
     ).fetchall()
     # ADK's verdict knows only ADK's metrics: judge ours on the same two.
+    static = {case.eval_id for case in _static_cases()}
     passed = {
         c.case_id: not set(c.failed_metrics) & set(METRICS) and c.verdict != "error"
         for c in scored.cases
+        if c.case_id in static
     }
     return {(case, turn, metric): value for case, turn, metric, value in rows}, passed
 

@@ -33,7 +33,8 @@ def capture_run(
     try:
         paths = [str(s.path) for s in eval_sets]
         options = RunOptions(eval_sets=paths, agent="tests.peer (replay)", parallel=8)
-        cases = [case for s in eval_sets for case in s.cases if case.replayable]
+        # Scenario cases need a simulated user's model: ADK's parity here is on fixed conversations.
+        cases = [c for s in eval_sets for c in s.cases if c.replayable and c.scenario is None]
         execute(RunPlan(new_run_id(), options, list(eval_sets), agent, cases, []))
         assert processor.force_flush()
         run_id = writer.connection.execute(

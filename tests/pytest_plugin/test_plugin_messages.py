@@ -23,7 +23,12 @@ HOME = Path(__file__).resolve().parents[2] / "examples" / "home_automation"
 def _run_home(captured: BlockingSpanProcessor, monkeypatch: pytest.MonkeyPatch) -> str:
     # The example's offline model, even where a Gemini key is set (tests/examples has more).
     monkeypatch.setenv("HOME_AGENT_MODEL", "scripted")
-    options = RunOptions(eval_sets=[str(HOME / "home.evalset.json")], agent=str(HOME))
+    monkeypatch.setenv("HOME_USER_MODEL", "scripted")
+    # Its scenario case's simulated user, as test_config.json names it.
+    simulator = {"user_simulator_config": {"model": "home-user"}}
+    options = RunOptions(
+        eval_sets=[str(HOME / "home.evalset.json")], agent=str(HOME), criteria=simulator
+    )
     result = run_eval(options)
     assert captured.force_flush()
     return result.run_id
@@ -114,9 +119,12 @@ def test_passing_cases_and_budgets_raise_nothing(home: EvalRunResult) -> None:
     home.assert_run_budgets()
     with pytest.raises(EvalCaseFailed) as failed:
         home.assert_passed()  # the whole gate includes the failing cases
+    # The scenario case has no expected turns, and both criteria here need them: nothing
+    # applicable evaluated it, so it is named as not evaluated (the failures decide the exit).
     assert _message(failed, home) == [
         "eval run RUN failed the gate (exit code 1)",
         "  failed cases: bedside_lamp_off, kitchen_devices",
+        "  not evaluated cases: bedtime_scenario",
         "spans and scores: t.duckdb (run RUN)",
     ]
 

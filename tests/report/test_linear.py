@@ -36,6 +36,10 @@ class SyntheticRun:
             return self._calls()
         if "FROM scores" in sql:
             return self._scores(str(params[1]))
+        if "FROM judge_usage" in sql:  # no judged metric
+            return ["metric"], []
+        if "FROM simulator_calls" in sql:  # no conversation scenario
+            return ["conversations"], [(0,)]
         raise AssertionError(f"unexpected query: {sql}")
 
     def _key(self, i: int) -> tuple[str, str, int]:

@@ -247,11 +247,15 @@ def test_a_whole_file_reads_into_the_config_scoring_records() -> None:
                 "options": {"judge": {"threshold": 0.9}},
                 "better": "higher",
             },
+            "per_turn_user_simulator_quality_v1": {
+                "metric": "per_turn_user_simulator_quality_v1",
+                **gates,
+                "threshold": 0.5,
+                "options": {"judge": 0.5},
+                "better": "higher",
+            },
         },
-        "not_evaluated": {
-            "per_turn_user_simulator_quality_v1": "rates ADK's LLM user simulator, which "
-            "tracegrade does not run"
-        },
+        "not_evaluated": {},
         "repeat_policy": {"kind": "at_least", "k": 2},
         "max_error_rate": 0.25,
         "prices": {"my-model": {"input": 0.3, "cached_input": 0.03, "output": 2.5}},

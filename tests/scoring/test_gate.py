@@ -16,10 +16,13 @@ from tracegrade.capture import BlockingSpanProcessor
 from tracegrade.errors import ConfigError
 from tracegrade.exit_codes import ExitCode
 from tracegrade.scoring import available_metrics, parse_config
-from tracegrade.scoring.criteria import NOT_COMPUTED
 from tracegrade.store import SpanWriter
 
 SIMULATOR = "per_turn_user_simulator_quality_v1"
+NOT_A_SCENARIO = (
+    "no conversation scenario: it rates ADK's user simulator, which only conversation scenarios "
+    "have"
+)
 NOT_APPLICABLE = "not applicable: it needs expected turns, and traffic has none"
 NOT_CAPTURED = (
     "tool arguments were not captured (turn on content capture) so they cannot be compared"
@@ -42,7 +45,7 @@ def test_only_metrics_not_computed_is_not_a_pass(tmp_path: Path) -> None:
     assert strict.returncode == ExitCode.NOT_EVALUATED, strict.stderr
     assert (
         "Not evaluated (1 case with no criterion evaluated)\n"
-        f"  {SIMULATOR}: {NOT_COMPUTED[SIMULATOR]}\n"
+        f"  {SIMULATOR} (1 turn): {NOT_A_SCENARIO}\n"
     ) in strict.stdout
     assert strict.stdout.splitlines()[-1] == (
         "NOT EVALUATED: 0/1 cases passed, 0 failed, 0 errored, 1 not evaluated "
@@ -92,7 +95,7 @@ def test_a_case_judged_on_one_criterion_still_passes(
     result = _score(writer, run_id, config)
 
     assert result.exit_code == ExitCode.OK
-    assert result.not_evaluated == {SIMULATOR: [NOT_COMPUTED[SIMULATOR]]}
+    assert result.not_evaluated == {SIMULATOR: [NOT_A_SCENARIO]}
 
 
 def test_no_criterion_at_all_is_not_a_pass(

@@ -1,6 +1,6 @@
 """`spans.attrs`: the attributes the views read, parsed once when a span is written.
 
-A database written before migration 003 is filled by it on upgrade and must give exactly the
+A database written before migration 004 is filled by it on upgrade and must give exactly the
 view rows a database written since gives; the writer's macro and the column agree.
 """
 
@@ -36,8 +36,8 @@ def written_now(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def _written_before_003(path: Path, source: Path) -> None:
-    """A file as tracegrade made it before migration 003: its tables, its spans, no attrs."""
+def _written_before_004(path: Path, source: Path) -> None:
+    """A file as tracegrade made it before migration 004: its tables, its spans, no attrs."""
     raw = duckdb.connect(str(path))
     raw.execute(
         f"CREATE TABLE {MIGRATIONS_TABLE} (name VARCHAR PRIMARY KEY, "
@@ -60,8 +60,8 @@ def _rows(connection: duckdb.DuckDBPyConnection, view: str) -> list[tuple[object
 
 def test_an_upgraded_database_gives_the_same_view_rows(written_now: Path, tmp_path: Path) -> None:
     before = tmp_path / "before.duckdb"
-    _written_before_003(before, written_now)
-    upgraded = connect(before)  # migrates: 003 adds spans.attrs and fills it
+    _written_before_004(before, written_now)
+    upgraded = connect(before)  # migrates: 004 adds spans.attrs and fills it
     now = connect(written_now, read_only=True)
     try:
         assert upgraded.execute("SELECT count(*) FROM spans WHERE attrs IS NULL").fetchone() == (0,)

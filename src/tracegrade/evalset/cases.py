@@ -84,7 +84,7 @@ class Case:
     final_session_state: dict[str, Any] = field(default_factory=dict)
     scenario: Scenario | None = None
     reason_not_replayable: str | None = None
-    """Why the harness cannot replay this case (e.g. it needs ADK's user simulator)."""
+    """Why the harness cannot run this case (e.g. media in a user message)."""
     rubrics: tuple[dict[str, Any], ...] = ()
     """Rubrics for every turn, as ADK's `Rubric` JSON (snake_case)."""
 

@@ -27,7 +27,6 @@ from tracegrade.evalset.schema import (
     SessionInput,
 )
 
-NEEDS_SIMULATOR = "conversation_scenario needs ADK's LLM user simulator"
 EMPTY_CONVERSATION = "conversation has no turns"
 
 
@@ -101,7 +100,7 @@ def _scenario(scenario: ConversationScenario | None) -> Scenario | None:
 
 def _reason_not_replayable(case: EvalCase) -> str | None:
     if case.conversation_scenario is not None:
-        return NEEDS_SIMULATOR
+        return None  # played with ADK's user simulator
     if not case.conversation:
         return EMPTY_CONVERSATION
     for index, invocation in enumerate(case.conversation):

@@ -23,6 +23,7 @@ TRACER_NAME = "tracegrade"
 RUN_SPAN = "tracegrade.eval_run"
 CASE_SPAN = "tracegrade.eval_case"
 TURN_SPAN = "tracegrade.eval_turn"
+SIMULATOR_SPAN = "tracegrade.user_simulator"
 
 RUN_ID = "tracegrade.run_id"
 EVAL_SET_ID = "tracegrade.eval_set_id"
@@ -36,6 +37,11 @@ APP_NAME = "tracegrade.app_name"
 SKIPPED = "tracegrade.skipped"
 EXPECTED = "tracegrade.expected"
 TOOL_DEFINITIONS = "tracegrade.tool_definitions"
+SIMULATOR_STATUS = "tracegrade.simulator.status"
+SIMULATOR_MODEL = "tracegrade.simulator.model"
+SIMULATOR_CALLS = "tracegrade.simulator.llm_calls"
+SIMULATOR_INPUT_TOKENS = "tracegrade.simulator.input_tokens"
+SIMULATOR_OUTPUT_TOKENS = "tracegrade.simulator.output_tokens"
 
 
 @dataclass(frozen=True)
@@ -105,9 +111,16 @@ def _case_attributes(run_id: str, case: Case) -> dict[str, AttributeValue]:
         }
         for turn in case.turns
     ]
+    expected: dict[str, Any] = {"turns": turns, "rubrics": list(case.rubrics)}
+    if case.scenario is not None:  # what the simulator was asked to do, for its judge
+        expected["scenario"] = {
+            "starting_prompt": case.scenario.starting_prompt,
+            "conversation_plan": case.scenario.conversation_plan,
+            "user_persona": case.scenario.user_persona,
+        }
     return {
         RUN_ID: run_id,
         EVAL_SET_ID: case.eval_set_id,
         CASE_ID: case.case_id,
-        EXPECTED: json.dumps({"turns": turns, "rubrics": list(case.rubrics)}),
+        EXPECTED: json.dumps(expected),
     }

@@ -49,6 +49,9 @@ class CaseOutcome:
     case_id: str
     repeat: int
     turns: list[TurnOutcome] = field(default_factory=list)
+    ending: str | None = None
+    """Scenario cases: how the conversation ended (stop_signal, turn_limit, error,
+    agent_error)."""
 
     @property
     def error(self) -> str | None:
@@ -58,31 +61,19 @@ class CaseOutcome:
 async def replay_case(
     agent: BaseAgent, case: Case, run_id: str, repeat: int, turn_timeout_s: float | None
 ) -> CaseOutcome:
-    # An empty app name or user id counts as not given (real eval files hold ""; ADK's own
-    # runner refuses an empty app name).
-    app_name = (case.session.app_name if case.session else None) or agent.name
-    user_id = (case.session.user_id if case.session else None) or DEFAULT_USER
-    runner = InMemoryRunner(agent=agent, app_name=app_name)
-    session = await runner.session_service.create_session(
-        app_name=app_name,
-        user_id=user_id,
-        session_id=(case.session.session_id if case.session else None) or uuid.uuid4().hex,
-        state=dict(case.session.state) if case.session else None,
-    )
+    conversation = await open_conversation(agent, case, run_id, repeat)
     outcome = CaseOutcome(case.eval_set_id, case.case_id, repeat)
     failed: str | None = None
     stopped: asyncio.CancelledError | None = None
     for turn in case.turns:
-        span = record.tracer().start_span(
-            record.TURN_SPAN,
-            context=Context(),
-            attributes=_turn_attributes(run_id, case, turn, repeat, user_id, app_name),
-        )
+        span = conversation.start_turn(turn.turn_index, turn.user_text)
         try:
             if failed:
                 outcome.turns.append(_skip(span, turn, failed))
                 continue
-            result = await _run_turn(runner, span, user_id, session.id, turn, turn_timeout_s)
+            result = await conversation.run_turn(
+                span, turn.turn_index, turn.user_text, turn_timeout_s
+            )
             outcome.turns.append(result)
             if result.error:
                 failed = f"turn {turn.turn_index} failed"
@@ -96,25 +87,74 @@ async def replay_case(
             span.end()
     if stopped is not None:
         raise stopped
-    await runner.close()
+    await conversation.runner.close()
     return outcome
 
 
+@dataclass
+class Conversation:
+    """One case repeat's runner and session, and every event of it so far (what ADK's
+    user simulator reads)."""
+
+    runner: InMemoryRunner
+    session_id: str
+    user_id: str
+    app_name: str
+    run_id: str
+    case: Case
+    repeat: int
+    events: list[Event] = field(default_factory=list)
+
+    def start_turn(self, turn_index: int, user_text: str | None) -> Span:
+        """The turn's `tracegrade.eval_turn` span, the root of a new trace."""
+        return record.tracer().start_span(
+            record.TURN_SPAN,
+            context=Context(),
+            attributes=turn_attributes(self, turn_index, user_text),
+        )
+
+    async def run_turn(
+        self, span: Span, turn_index: int, user_text: str, timeout_s: float | None
+    ) -> TurnOutcome:
+        """Send `user_text` inside `span`; a crash is recorded on the span as an error."""
+        return await _run_turn(self, span, turn_index, user_text, timeout_s)
+
+
+async def open_conversation(agent: BaseAgent, case: Case, run_id: str, repeat: int) -> Conversation:
+    """A fresh runner and session for one case repeat, as `adk eval` makes them."""
+    # An empty app name or user id counts as not given (real eval files hold ""; ADK's own
+    # runner refuses an empty app name).
+    app_name = (case.session.app_name if case.session else None) or agent.name
+    user_id = (case.session.user_id if case.session else None) or DEFAULT_USER
+    runner = InMemoryRunner(agent=agent, app_name=app_name)
+    session = await runner.session_service.create_session(
+        app_name=app_name,
+        user_id=user_id,
+        session_id=(case.session.session_id if case.session else None) or uuid.uuid4().hex,
+        state=dict(case.session.state) if case.session else None,
+    )
+    return Conversation(runner, session.id, user_id, app_name, run_id, case, repeat)
+
+
 async def _run_turn(
-    runner: InMemoryRunner,
+    conversation: Conversation,
     span: Span,
-    user_id: str,
-    session_id: str,
-    turn: ExpectedTurn,
+    turn_index: int,
+    user_text: str,
     timeout_s: float | None,
 ) -> TurnOutcome:
-    message = types.Content(role="user", parts=[types.Part(text=turn.user_text)])
+    message = types.Content(role="user", parts=[types.Part(text=user_text)])
+    conversation.events.append(Event(author="user", content=message))
     final: list[str | None] = [None]
 
     async def consume() -> None:
-        async for event in runner.run_async(
-            user_id=user_id, session_id=session_id, new_message=message, run_config=RUN_CONFIG
+        async for event in conversation.runner.run_async(
+            user_id=conversation.user_id,
+            session_id=conversation.session_id,
+            new_message=message,
+            run_config=RUN_CONFIG,
         ):
+            conversation.events.append(event)
             if event.is_final_response():
                 final[0] = _text(event)
 
@@ -124,23 +164,26 @@ async def _run_turn(
         ):
             await asyncio.wait_for(consume(), timeout_s)
     except Exception as exc:  # the agent, a model or a tool crashed: an error, not a failure
-        return _fail(span, turn, exc, timeout_s)
+        return fail_turn(span, turn_index, exc, timeout_s)
     if final[0] is not None:
         span.set_attribute(record.FINAL_TEXT, final[0])
-    return TurnOutcome(turn.turn_index, final_text=final[0])
+    return TurnOutcome(turn_index, final_text=final[0])
 
 
-def _fail(span: Span, turn: ExpectedTurn, exc: Exception, timeout_s: float | None) -> TurnOutcome:
+def fail_turn(
+    span: Span, turn_index: int, exc: Exception, timeout_s: float | None, prefix: str = ""
+) -> TurnOutcome:
+    """Record `exc` on the turn's span: the turn is an error, not a wrong answer."""
     if isinstance(exc, TimeoutError):
         message = f"TimeoutError: the turn took longer than {timeout_s}s"
         error_type = "TimeoutError"
     else:
-        message = f"{type(exc).__name__}: {exc}"
+        message = f"{prefix}{type(exc).__name__}: {exc}"
         error_type = str(getattr(exc, "code", None) or type(exc).__name__)
     span.record_exception(exc)
     span.set_attribute("error.type", error_type)
     span.set_status(Status(StatusCode.ERROR, message))
-    return TurnOutcome(turn.turn_index, error=message)
+    return TurnOutcome(turn_index, error=message)
 
 
 INTERRUPTED = "interrupted"
@@ -162,19 +205,23 @@ def _skip(span: Span, turn: ExpectedTurn, reason: str) -> TurnOutcome:
     return TurnOutcome(turn.turn_index, error=message, skipped=True)
 
 
-def _turn_attributes(
-    run_id: str, case: Case, turn: ExpectedTurn, repeat: int, user_id: str, app_name: str
+def turn_attributes(
+    conversation: Conversation, turn_index: int, user_text: str | None
 ) -> dict[str, str | int]:
-    return {
-        record.RUN_ID: run_id,
+    """The eval turn's identity (run, case, repeat, turn) and the user's message."""
+    case = conversation.case
+    attributes: dict[str, str | int] = {
+        record.RUN_ID: conversation.run_id,
         record.EVAL_SET_ID: case.eval_set_id,
         record.CASE_ID: case.case_id,
-        record.REPEAT: repeat,
-        record.TURN_INDEX: turn.turn_index,
-        record.USER_TEXT: turn.user_text,
-        record.USER_ID: user_id,
-        record.APP_NAME: app_name,
+        record.REPEAT: conversation.repeat,
+        record.TURN_INDEX: turn_index,
+        record.USER_ID: conversation.user_id,
+        record.APP_NAME: conversation.app_name,
     }
+    if user_text is not None:
+        attributes[record.USER_TEXT] = user_text
+    return attributes
 
 
 def _text(event: Event) -> str | None:

@@ -10,13 +10,16 @@ import asyncio
 import datetime as dt
 import subprocess
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
 from google.adk.agents.base_agent import BaseAgent
+from google.adk.evaluation.simulation.llm_backed_user_simulator import (
+    LlmBackedUserSimulatorConfig,
+)
 from pydantic import BaseModel, ConfigDict, Field
 
 from tracegrade.errors import EvalSetError
@@ -24,6 +27,8 @@ from tracegrade.evalset import Case, LoadedEvalSet, load_eval_sets
 from tracegrade.harness import record
 from tracegrade.harness.agents import load_agent, model_names
 from tracegrade.harness.replay import RUN_CONFIG, CaseOutcome, replay_case
+from tracegrade.harness.scenario import simulate_case
+from tracegrade.harness.simulator import build_simulator, simulator_config
 from tracegrade.harness.tools import agent_tool_definitions
 from tracegrade.harness.warmup import cool_down, warm_up
 
@@ -40,7 +45,11 @@ class RunOptions(BaseModel):
     repeats: int = Field(default=1, ge=1)
     parallel: int = Field(default=1, ge=1)
     turn_timeout_s: float | None = Field(default=600.0, gt=0)
-    criteria: dict[str, Any] = Field(default_factory=dict, description="recorded with the run")
+    criteria: dict[str, Any] = Field(
+        default_factory=dict,
+        description="the criteria document, recorded with the run; its "
+        "`user_simulator_config` plays the scenario cases",
+    )
     ignore_unknown_keys: bool = Field(
         default=False, description="load eval sets with keys ADK refuses, without those keys"
     )
@@ -76,6 +85,8 @@ class RunPlan:
     agent: BaseAgent
     cases: list[Case]
     not_replayable: list[tuple[Case, str]]
+    simulator: LlmBackedUserSimulatorConfig | None = None
+    """ADK's user simulator settings, when a case is a conversation scenario."""
 
     @property
     def total(self) -> int:
@@ -98,7 +109,15 @@ def plan_run(options: RunOptions, run_id: str | None = None) -> RunPlan:
             if not cases
             else f"nothing to replay: none of the {len(cases)} cases in {given} can be replayed"
         )
-    return RunPlan(run_id or new_run_id(), options, eval_sets, agent, replayable, skipped)
+    simulator = None
+    if any(c.scenario is not None for c in replayable):
+        simulator = simulator_config(options.criteria)
+        for case in replayable:  # an unknown persona or model fails here, before any run
+            if case.scenario is not None:
+                build_simulator(simulator, case, repeat=0)
+    return RunPlan(
+        run_id or new_run_id(), options, eval_sets, agent, replayable, skipped, simulator
+    )
 
 
 class RunInterrupted(KeyboardInterrupt):
@@ -118,9 +137,7 @@ def execute(plan: RunPlan, progress: Progress | None = None) -> RunResult:
             progress(outcome)
 
     try:
-        outcomes = asyncio.run(
-            _replay_all(plan.agent, plan.cases, plan.run_id, plan.options, counted)
-        )
+        outcomes = asyncio.run(_replay_all(plan, counted))
     except KeyboardInterrupt:
         raise RunInterrupted(
             f"run {plan.run_id} stopped after {len(finished)} of {plan.total} case repeats; "
@@ -136,38 +153,36 @@ def run_eval(
     return execute(plan_run(options, run_id), progress)
 
 
-async def _replay_all(
-    agent: BaseAgent,
-    cases: Sequence[Case],
-    run_id: str,
-    options: RunOptions,
-    progress: Progress | None,
-) -> list[CaseOutcome]:
+async def _replay_all(plan: RunPlan, progress: Progress | None) -> list[CaseOutcome]:
     await warm_up(RUN_CONFIG)  # ADK's one-time start-up, out of the first case's latency
     try:
-        return await _replay_cases(agent, cases, run_id, options, progress)
+        return await _replay_cases(plan, progress)
     finally:
         cool_down()
 
 
-async def _replay_cases(
-    agent: BaseAgent,
-    cases: Sequence[Case],
-    run_id: str,
-    options: RunOptions,
-    progress: Progress | None,
-) -> list[CaseOutcome]:
-    limit = asyncio.Semaphore(options.parallel)
+async def _replay_cases(plan: RunPlan, progress: Progress | None) -> list[CaseOutcome]:
+    limit = asyncio.Semaphore(plan.options.parallel)
 
     async def one(case: Case, repeat: int) -> CaseOutcome:
         async with limit:
-            outcome = await replay_case(agent, case, run_id, repeat, options.turn_timeout_s)
+            outcome = await _play(plan, case, repeat)
         if progress:
             progress(outcome)
         return outcome
 
-    jobs = [one(case, repeat) for case in cases for repeat in range(options.repeats)]
+    jobs = [one(case, repeat) for case in plan.cases for repeat in range(plan.options.repeats)]
     return list(await asyncio.gather(*jobs))
+
+
+async def _play(plan: RunPlan, case: Case, repeat: int) -> CaseOutcome:
+    """A scenario case with ADK's user simulator; any other replayed as written."""
+    timeout = plan.options.turn_timeout_s
+    if case.scenario is not None:
+        # A plan made by hand may carry no settings: ADK's defaults then, as ADK injects them.
+        simulator = plan.simulator or simulator_config({})
+        return await simulate_case(plan.agent, case, plan.run_id, repeat, timeout, simulator)
+    return await replay_case(plan.agent, case, plan.run_id, repeat, timeout)
 
 
 def _run_record(

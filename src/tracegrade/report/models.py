@@ -12,6 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from tracegrade.report.judges import JudgeUsage
+from tracegrade.report.simulator import SimulatorUsage
 
 Verdict = Literal["passed", "failed", "error", "not_evaluated", "not_run"]
 
@@ -36,7 +37,10 @@ class MetricScore(_Model):
     metric: str
     score: float | None = Field(description="null: not evaluated, or the turn errored")
     threshold: float | None
-    status: str = Field(description="passed, failed, informational, not_evaluated or error")
+    status: str = Field(
+        description="passed, failed, informational, not_evaluated, not_applicable (needs "
+        "expected turns; a scenario case has none) or error"
+    )
     gating: bool
     detail: Any = Field(default=None, description="the scorer's detail JSON")
 
@@ -174,4 +178,9 @@ class RunReport(_Model):
     )
     judge_errors: int = Field(
         default=0, description="judged turns not evaluated because the judge failed"
+    )
+    simulator: SimulatorUsage | None = Field(
+        default=None,
+        description="ADK's user simulator in conversation scenarios: conversations, how they "
+        "ended, its calls and tokens (not the agent's); null without scenarios",
     )

@@ -15,8 +15,8 @@ from rich.table import Table
 from rich.text import Text
 
 from tracegrade.report.overview import RunOverview, WorstCase
+from tracegrade.report.run_text import run_header
 from tracegrade.report.values import (
-    DASH,
     comparator,
     count,
     exit_meaning,
@@ -53,15 +53,7 @@ def _renderables(o: RunOverview, width: int) -> Iterator[RenderableType]:
 
 
 def _header(o: RunOverview) -> Iterator[Text]:
-    run = o.run
-    sets = ", ".join(f"{s.eval_set_id} ({count(s.cases)} cases)" for s in run.eval_sets)
-    yield Text(f"Run {run.run_id} · agent {run.agent or DASH}", style="bold")
-    yield Text(f"eval sets {sets} · repeats {run.repeats or 1}")
-    yield Text(f"models {', '.join(run.models) or DASH} · started {run.started_at or DASH}")
-    yield Text(
-        f"adk {run.adk_version or DASH} · tracegrade {run.tracegrade_version or DASH}"
-        f" · commit {(run.git_commit or DASH)[:12]} · scoring {o.scoring.scoring_id}"
-    )
+    return run_header(o.run, o.scoring.scoring_id)
 
 
 def _cases(o: RunOverview) -> Iterator[Text]:

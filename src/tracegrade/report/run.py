@@ -17,6 +17,7 @@ from tracegrade.report.models import (
     Verdict,
 )
 from tracegrade.report.queries import CaseKey, ReportError, Row
+from tracegrade.report.simulator import simulator_usage
 from tracegrade.report.summary import run_info, run_metrics, scoring_info, totals
 from tracegrade.report.values import as_dict, as_float, as_int, as_json, as_list, as_str
 from tracegrade.store.reader import Reader
@@ -61,6 +62,7 @@ def build_report(
         judge_errors=sum(
             1 for t in all_turns for s in t.scores if as_dict(s.detail).get("judge_error") is True
         ),
+        simulator=simulator_usage(reader, run_id),
     )
 
 

@@ -149,6 +149,8 @@ def _metric_cell(case: CaseReport, metric: str) -> Text:
     scores = [s for r in case.repeat_results for s in r.scores if s.metric == metric]
     values = [s.score for s in scores if s.score is not None]
     if not values:
+        if scores and all(s.status == "not_applicable" for s in scores):
+            return Text("n/a", style="dim")  # needs expected turns: a scenario case
         return Text(DASH)
     statuses = {s.status for s in scores}
     mark, style = ("✗", "red") if "failed" in statuses else ("✓", "green")

@@ -17,8 +17,9 @@ from rich.text import Text
 
 from tracegrade.report import explain, unevaluated
 from tracegrade.report.judges import usage_lines
-from tracegrade.report.models import CaseReport, RunReport, Totals
+from tracegrade.report.models import CaseReport, RunInfo, RunReport, Totals
 from tracegrade.report.run_table import STYLE, case_table
+from tracegrade.report.simulator import simulator_lines
 from tracegrade.report.values import (
     DASH,
     UNBOUNDED,
@@ -51,20 +52,29 @@ def _renderables(report: RunReport, width: int) -> Iterator[RenderableType]:
         if shown:
             yield Text()
     yield Text(
-        "\n".join(totals_lines(report.totals) + usage_lines(report.judges, report.judge_errors))
+        "\n".join(
+            totals_lines(report.totals)
+            + usage_lines(report.judges, report.judge_errors)
+            + simulator_lines(report.simulator)
+        )
     )
     yield _verdict(report)
 
 
 def _header(report: RunReport) -> Iterator[RenderableType]:
-    run = report.run
+    return run_header(report.run, report.scoring.scoring_id)
+
+
+def run_header(run: RunInfo, scoring_id: str) -> Iterator[Text]:
+    """What ran, with what, and which scoring: the first lines of the summary and of a
+    large run's overview."""
     sets = ", ".join(f"{s.eval_set_id} ({plural(s.cases or 0, 'case')})" for s in run.eval_sets)
     yield Text(f"Run {run.run_id} · agent {run.agent or DASH}", style="bold")
     yield Text(f"eval sets {sets} · repeats {run.repeats or 1}")
     yield Text(f"models {', '.join(run.models) or DASH} · started {run.started_at or DASH}")
     yield Text(
         f"adk {run.adk_version or DASH} · tracegrade {run.tracegrade_version or DASH}"
-        f" · commit {(run.git_commit or DASH)[:12]} · scoring {report.scoring.scoring_id}"
+        f" · commit {(run.git_commit or DASH)[:12]} · scoring {scoring_id}"
     )
 
 

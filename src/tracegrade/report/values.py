@@ -154,7 +154,7 @@ def exit_meaning(code: int) -> str:
 
 
 def plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+    return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
 
 
 UNBOUNDED = 10_000

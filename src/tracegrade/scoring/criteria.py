@@ -45,10 +45,7 @@ ADK_DEFAULT_CRITERIA: dict[str, Any] = {
 }
 
 # ADK metrics tracegrade does not compute: reported as not evaluated, never gating.
-NOT_COMPUTED = {
-    "per_turn_user_simulator_quality_v1": "rates ADK's LLM user simulator, which tracegrade "
-    "does not run",
-}
+NOT_COMPUTED: dict[str, str] = {}
 MATCH_TYPES = ("EXACT", "IN_ORDER", "ANY_ORDER", "SUBSET", "SUPERSET", "PRECISION", "RECALL")
 ARG_MODES = ("EXACT", "SUBSET", "IGNORE")
 

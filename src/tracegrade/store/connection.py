@@ -60,7 +60,7 @@ def connect(
         if read_only:
             _require_migrated(connection, db)
         else:
-            apply_macros(connection)  # a migration may use one (003 fills spans.attrs)
+            apply_macros(connection)  # a migration may use one (004 fills spans.attrs)
             migrate(connection)
         apply_views(connection, temporary=read_only)
         register_view_functions(connection)

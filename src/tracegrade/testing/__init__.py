@@ -4,6 +4,7 @@ from tracegrade.testing import judge_answers
 from tracegrade.testing.script import Script, ScriptedResponse, load_script
 from tracegrade.testing.scripted_judge import JudgeCall, ScriptedJudge
 from tracegrade.testing.scripted_llm import ScriptedLlm
+from tracegrade.testing.scripted_user import ScriptedUser, UserCall
 
 __all__ = [
     "JudgeCall",
@@ -11,6 +12,8 @@ __all__ = [
     "ScriptedJudge",
     "ScriptedLlm",
     "ScriptedResponse",
+    "ScriptedUser",
+    "UserCall",
     "judge_answers",
     "load_script",
 ]

@@ -27,6 +27,8 @@ def kind(prompt: str) -> str:
     """Which judge wrote the prompt."""
     if '"is_the_agent_response_valid"' in prompt:
         return "final_response_match"
+    if "# Generated User Response" in prompt:
+        return "user_simulator"
     if "**Sentences Begin**" in prompt:
         return "validate"
     if "**Response Begin**" in prompt:
@@ -42,6 +44,7 @@ def auto(prompt: str, sample: int = 0) -> str:
     """The most favourable answer, in the format the prompt asks for."""
     answers: dict[str, Callable[[str], str]] = {
         "final_response_match": lambda p: final_response_match(True),
+        "user_simulator": lambda p: user_simulator(True),
         "validate": lambda p: validate(p, {}),
         "segment": segment,
         "rubrics": lambda p: rubrics(p, {}),
@@ -56,6 +59,17 @@ def auto(prompt: str, sample: int = 0) -> str:
 def final_response_match(valid: bool | str, reasoning: str = "Scripted.") -> str:
     label = valid if isinstance(valid, str) else ("valid" if valid else "invalid")
     return json.dumps({"reasoning": reasoning, "is_the_agent_response_valid": label}, indent=2)
+
+
+def user_simulator(valid: bool | str, reasoning: str = "Scripted.") -> str:
+    """An answer of per_turn_user_simulator_quality_v1's judge: did the simulated user's
+    message follow the conversation plan?"""
+    return json.dumps({"reasoning": reasoning, "is_valid": valid}, indent=2)
+
+
+def generated_user_response(prompt: str) -> str:
+    """The simulated user's message a per_turn_user_simulator_quality_v1 prompt asks about."""
+    return prompt.rsplit("# Generated User Response", 1)[-1].strip()
 
 
 def rubric_ids(prompt: str) -> list[tuple[str, str]]:

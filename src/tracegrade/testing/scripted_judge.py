@@ -58,7 +58,7 @@ class ScriptedJudge(BaseLlm):
     async def generate_content_async(
         self, llm_request: LlmRequest, stream: bool = False
     ) -> AsyncGenerator[LlmResponse, None]:
-        prompt = "".join(p.text or "" for c in llm_request.contents for p in c.parts or [])
+        prompt = request_text(llm_request)
         with self._lock:
             sample = self._seen[prompt]
             self._seen[prompt] += 1
@@ -73,13 +73,21 @@ class ScriptedJudge(BaseLlm):
         yield self._response(text)
 
     def _response(self, text: str | None) -> LlmResponse:
-        usage = None
-        if self.usage is not None:
-            usage = types.GenerateContentResponseUsageMetadata(
-                prompt_token_count=self.usage.get("input"),
-                candidates_token_count=self.usage.get("output"),
-            )
-        content = (
-            None if text is None else types.Content(role="model", parts=[types.Part(text=text)])
+        return text_response(text, self.usage, self.model)
+
+
+def request_text(request: LlmRequest) -> str:
+    """The text of every part of a model request."""
+    return "".join(p.text or "" for c in request.contents for p in c.parts or [])
+
+
+def text_response(text: str | None, usage: dict[str, int] | None, model: str) -> LlmResponse:
+    """A scripted model's answer: `text` in one part (None: no content), with the tokens
+    `usage` gives ({"input": n, "output": m})."""
+    metadata = None
+    if usage is not None:
+        metadata = types.GenerateContentResponseUsageMetadata(
+            prompt_token_count=usage.get("input"), candidates_token_count=usage.get("output")
         )
-        return LlmResponse(content=content, usage_metadata=usage, model_version=self.model)
+    content = None if text is None else types.Content(role="model", parts=[types.Part(text=text)])
+    return LlmResponse(content=content, usage_metadata=metadata, model_version=model)

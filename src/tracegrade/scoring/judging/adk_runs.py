@@ -27,10 +27,10 @@ from google.adk.models.llm_response import LlmResponse
 from tracegrade.scoring.judging import parse
 from tracegrade.scoring.judging.calls import (
     Answer,
-    JudgeBudgetSpent,
     JudgeCaller,
-    JudgeCallFailed,
     config_sha,
+    request_text,
+    to_evaluator,
 )
 from tracegrade.scoring.judging.invocations import expected_invocation, with_rubrics
 from tracegrade.scoring.judging.plan import Group, MetricPlan, Results
@@ -120,18 +120,14 @@ async def _adk_driven(
     judge = plan.judge
 
     async def answer(request: LlmRequest) -> LlmResponse:
-        prompt = "".join(p.text or "" for c in request.contents for p in c.parts or [])
+        prompt = request_text(request)
         key = (prompt, config_sha(request.config))
         sample = samples[key]
         samples[key] += 1
         config = request.config if request.config is not None else plan.request_config
         got = await caller.ask(plan.name, target.turn_id, judge, prompt, config, sample)
         results.answers.append(got)
-        if got.outcome == "unjudged":
-            raise JudgeBudgetSpent(got.error)
-        if got.outcome == "failed":
-            raise JudgeCallFailed(got.error)
-        return got.as_response()
+        return to_evaluator(got)
 
     actual, expected = _invocations(group, turns)
     with routed(answer) as name:

@@ -87,6 +87,21 @@ class JudgeBudgetSpent(Exception):
     """The judge budget is spent: the call was not made."""
 
 
+def request_text(request: LlmRequest) -> str:
+    """The text of every part of a model request: what a judge is asked."""
+    return "".join(p.text or "" for c in request.contents for p in c.parts or [])
+
+
+def to_evaluator(answer: Answer) -> LlmResponse:
+    """What an ADK evaluator gets back for `answer`: the judge's response, or the error
+    that stops its evaluation (a spent budget, a call that failed after every retry)."""
+    if answer.outcome == "unjudged":
+        raise JudgeBudgetSpent(answer.error)
+    if answer.outcome == "failed":
+        raise JudgeCallFailed(answer.error)
+    return answer.as_response()
+
+
 def sha256(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 

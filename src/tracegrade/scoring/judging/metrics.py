@@ -21,7 +21,7 @@ from pydantic import ValidationError
 
 from tracegrade.errors import ConfigError
 
-Mode = Literal["per_turn", "last_turn", "steps", "vertex", "template"]
+Mode = Literal["per_turn", "last_turn", "steps", "simulator", "vertex", "template"]
 
 
 @dataclass(frozen=True)
@@ -60,6 +60,9 @@ ADK_JUDGED: dict[str, AdkJudged] = {
         "RubricsBasedCriterion", "last_turn"),
     "hallucinations_v1": AdkJudged(
         "hallucinations_v1", "HallucinationsV1Evaluator", "HallucinationsCriterion", "steps"),
+    "per_turn_user_simulator_quality_v1": AdkJudged(
+        "simulation.per_turn_user_simulator_quality_v1", "PerTurnUserSimulatorQualityV1",
+        "LlmBackedUserSimulatorCriterion", "simulator"),
     "response_evaluation_score": AdkJudged(
         "response_evaluator", "ResponseEvaluator", "BaseCriterion", "vertex"),
     "safety_v1": AdkJudged("safety_evaluator", "SafetyEvaluatorV1", "BaseCriterion", "vertex"),
@@ -73,13 +76,7 @@ ADK_JUDGED: dict[str, AdkJudged] = {
         "multi_turn_tool_use_quality_evaluator", "MultiTurnToolUseQualityV1Evaluator",
         "BaseCriterion", "vertex"),
 }  # fmt: skip
-"""ADK 2.13's judged `PrebuiltMetrics` (all but the user-simulator one, which needs a
-simulated conversation)."""
-
-NOT_JUDGED_HERE = {
-    "per_turn_user_simulator_quality_v1": "rates ADK's LLM user simulator, which tracegrade "
-    "does not run yet",
-}
+"""ADK 2.13's judged `PrebuiltMetrics`."""
 
 
 def adk_eval_metric(metric: str, value: Any) -> EvalMetric:

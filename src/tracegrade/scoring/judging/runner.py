@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 import duckdb
 
 from tracegrade.errors import TracegradeError
-from tracegrade.scoring.judging import adk_runs, other_runs, store
+from tracegrade.scoring.judging import adk_runs, other_runs, simulator_runs, store
 from tracegrade.scoring.judging.budget import price_for
 from tracegrade.scoring.judging.calls import Answer, JudgeCaller
 from tracegrade.scoring.judging.plan import Group, MetricPlan, Results
@@ -32,6 +32,7 @@ RUNS: dict[str, Run] = {
     "per_turn": adk_runs.per_turn,
     "last_turn": adk_runs.last_turn,
     "steps": adk_runs.steps,
+    "simulator": simulator_runs.simulator,
     "vertex": other_runs.vertex,
     "template": other_runs.templated,
 }

@@ -76,6 +76,8 @@ class TurnData:
     expected: Expected | None
     model_calls: list[ModelCallData] = field(default_factory=list)
     tool_calls: list[ToolCallData] = field(default_factory=list)
+    scenario: dict[str, Any] | None = None
+    """A conversation scenario's starting_prompt, conversation_plan and user_persona."""
 
     @property
     def group(self) -> GroupKey:
@@ -160,6 +162,7 @@ def _turn(row: dict[str, Any], models: list[ModelCallData], tools: list[ToolCall
         expected=expected,
         model_calls=models,
         tool_calls=tools,
+        scenario=_json(row["scenario"]),
     )
 
 
