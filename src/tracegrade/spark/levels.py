@@ -20,6 +20,7 @@ from tracegrade.scoring import engine
 from tracegrade.scoring.criteria import parse_config
 from tracegrade.scoring.functions import register_functions
 from tracegrade.scoring.metrics import available_metrics
+from tracegrade.scoring.selected import drop_selected, select_traces
 from tracegrade.scoring.stored import run_criteria
 from tracegrade.spark.tasks import load_spans
 from tracegrade.store.view_functions import register_view_functions
@@ -47,7 +48,11 @@ def levels(
         "CREATE TEMP TABLE turn_scores AS SELECT metric, turn_id, score, detail::JSON AS detail "
         "FROM task_rows WHERE metric IS NOT NULL"
     )
+    # 01_inputs.sql reads the selected traces' calls (00_selected.sql): made empty here, as
+    # the driver has no turn spans; only its scored_plan is used.
+    select_traces(connection, ("FALSE", []))
     connection.execute(scoring_sql("inputs"))  # for scored_plan; the rest is left unused
+    drop_selected(connection)
     ((has_expected, run_id),) = connection.execute(
         "SELECT coalesce(bool_or(has_expected), false), any_value(run_id) FROM scored_turns"
     ).fetchall()
