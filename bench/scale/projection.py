@@ -44,3 +44,23 @@ def project(
         "core_hours_per_day": round(core_s / 3600, 2),
         "hours_on_workers": {n: round(core_s / n / 3600, 2) for n in workers},
     }
+
+
+def project_cpu(
+    read_s: float,
+    scored_s: float,
+    spans_per_turn: float,
+    *,
+    workers: tuple[int, ...] = (1, 8, 32, 128),
+    sample: float = 1.0,
+) -> dict[str, Any]:
+    """By CPU: every span of the day is read (the sample is decided after reading), the
+    sampled ones are scored; `read_s` holds the job's fixed part too (an upper bound)."""
+    spans = TURNS_PER_DAY * spans_per_turn
+    core_s = spans * read_s + spans * sample * scored_s
+    return {
+        "sample": sample,
+        "spans_per_day": round(spans),
+        "core_hours_per_day": round(core_s / 3600, 2),
+        "hours_on_workers": {n: round(core_s / n / 3600, 2) for n in workers},
+    }

@@ -39,6 +39,7 @@ def main() -> None:
     parser.add_argument("--steps", default="archive,check,build,local,spark")
     parser.add_argument("--partitions", type=int, default=32)
     parser.add_argument("--workers", default="1,2")
+    parser.add_argument("--spark-sample", type=float, default=1.0)
     parser.add_argument("--local-full-day", action="store_true")
     args = parser.parse_args()
     steps = set(args.steps.split(","))
@@ -92,7 +93,7 @@ def _local(root: Path, full_day: bool) -> dict[str, Any]:
 
 
 def _spark(root: Path, args: argparse.Namespace) -> dict[str, Any]:
-    from projection import fit, project
+    from projection import fit, project, project_cpu
     from spark_run import run_cluster
     from synth import meta
 
@@ -105,7 +106,9 @@ def _spark(root: Path, args: argparse.Namespace) -> dict[str, Any]:
     for workers in (int(w) for w in args.workers.split(",")):
         for name, run in zip(
             ("day", "tiny"),
-            run_cluster(workers, path, base / "out", base, args.partitions, tiny),
+            run_cluster(
+                workers, path, base / "out", base, args.partitions, tiny, args.spark_sample
+            ),
             strict=True,
         ):
             runs.append({"run": name, **run.summary(), "task_times": run.tasks})
@@ -116,21 +119,26 @@ def _spark(root: Path, args: argparse.Namespace) -> dict[str, Any]:
     first = min(r["workers"] for r in runs)
     day, small = by["day", first], by["tiny", first]
     fixed, per_span = fit(day["task_times"] + small["task_times"])
-    cpu_per_span = (day["cpu_s"] - small["cpu_s"]) / (day["spans_per_task"] * day["tasks"])
     spans_per_turn = facts["spans"] / facts["turns"]
+    scored = sum(t["spans"] for t in day["task_times"]) - sum(
+        t["spans"] for t in small["task_times"]
+    )
+    cpu_per_span = (day["cpu_s"] - small["cpu_s"]) / scored
+    read_per_span = small["cpu_s"] / (facts["spans"] / facts["days"])
     figures["per_task"] = {
         "workers": first,
         "fixed_s": round(fixed, 3),
         "per_span_us": round(per_span * 1e6, 1),
         "tiny_task_s_mean": small["task_s_mean"],
-        "cpu_per_span_us": round(cpu_per_span * 1e6, 1),
+        "cpu_per_scored_span_us": round(cpu_per_span * 1e6, 1),
+        "cpu_per_read_span_us": round(read_per_span * 1e6, 1),
         "load": day["load"],
     }
     figures["projection"] = [
         project(fixed, per_span, spans_per_turn, sample=share) for share in (1.0, 0.05)
     ]
     figures["projection_cpu"] = [
-        project(small["cpu_s"] / max(1, small["tasks"]), cpu_per_span, spans_per_turn, sample=share)
+        project_cpu(read_per_span, cpu_per_span, spans_per_turn, sample=share)
         for share in (1.0, 0.05)
     ]
     say(f"spark: {json.dumps({k: v for k, v in figures.items() if k != 'runs'})}")

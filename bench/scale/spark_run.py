@@ -1,8 +1,9 @@
 """Spark scoring of one day's partitions of the synthetic archive, on a real standalone
 cluster on 127.0.0.1 (tests/support/spark_cluster.py) with 1, then 2 workers of 1 core.
 
-Each run scores every turn of the day (`--sample 1`, path <archive>/shard=s0/day=D), then a
-run scoring a handful of turns in as many tasks measures a task's fixed cost. Per task, the
+Each run scores every turn of the day (path <archive>/shard=s0/day=D, `--sample 1`, or
+run.py's --spark-sample), then a run scoring a handful of turns in as many tasks measures a
+task's fixed cost. Per task, the
 Spark UI's REST API gives the run time and the spans it read from the shuffle; the CPU
 seconds of the cluster's processes (daemons, executors, Python workers) and of this driver
 come from /proc (utime+stime, children included), as wall time under load misleads.
@@ -53,27 +54,34 @@ class SparkFigures:
 
 
 def run_cluster(
-    workers: int, day_path: str, out: Path, base: Path, partitions: int, tiny: float
+    workers: int,
+    day_path: str,
+    out: Path,
+    base: Path,
+    partitions: int,
+    tiny: float,
+    sample: float = 1.0,
 ) -> list[SparkFigures]:
-    """The day's scoring, then the fixed-cost run (sample `tiny`), on `workers` workers."""
+    """The day's scoring (a `sample` of its turns), then the fixed-cost run (sample
+    `tiny`), on `workers` workers."""
     from tests.support.spark_cluster import StandaloneCluster, stop_driver
 
     cluster = StandaloneCluster(base / f"w{workers}", workers=workers).start()
     session, ui = _session(cluster.url, base / f"w{workers}")
     try:
-        groups = {os.getpgid(p.pid) for _, p in cluster.procs} | {os.getpgid(0)}
+        roots = {p.pid for _, p in cluster.procs} | {os.getpid()}
         return [
             _score(
                 session,
                 ui,
-                groups,
+                roots,
                 workers,
                 day_path,
                 out / f"w{workers}-{name}",
                 partitions,
-                sample,
+                share,
             )
-            for name, sample in (("day", 1.0), ("tiny", tiny))
+            for name, share in (("day", sample), ("tiny", tiny))
         ]
     finally:
         stop_driver(session)
@@ -83,7 +91,7 @@ def run_cluster(
 def _score(
     session: Any,
     ui: int,
-    groups: set[int],
+    roots: set[int],
     workers: int,
     path: str,
     out: Path,
@@ -93,10 +101,10 @@ def _score(
     from tracegrade.spark import SparkScoring, score_to
 
     seen = _stage_ids(ui)
-    cpu = _cpu(groups)
+    cpu = _cpu(roots)
     with timed() as timing:
         written = score_to(session, path, SparkScoring(sample=sample, partitions=partitions), out)
-    cpu = _cpu(groups) - cpu
+    cpu = _cpu(roots) - cpu
     import duckdb
 
     ((turns,),) = duckdb.execute(
@@ -171,14 +179,22 @@ def _tasks(ui: int, seen: set[int]) -> list[dict[str, float]]:
     return tasks
 
 
-def _cpu(groups: set[int]) -> float:
-    """CPU seconds of every live process in these process groups, with their reaped children."""
-    total = 0
+def _cpu(roots: set[int]) -> float:
+    """CPU seconds of these processes and all their live descendants, with the children
+    they reaped. By descendants, not process groups: PySpark's daemon puts the Python
+    workers in a group of their own."""
+    stats: dict[int, list[str]] = {}
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
+            stats[int(stat.parent.name)] = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, ValueError):
             continue
-        if int(fields[2]) in groups:  # pgrp
-            total += sum(int(x) for x in fields[11:15])  # utime stime cutime cstime
+    children: dict[int, list[int]] = {}
+    for pid, fields in stats.items():
+        children.setdefault(int(fields[1]), []).append(pid)  # ppid
+    total, todo = 0, [pid for pid in roots if pid in stats]
+    while todo:
+        pid = todo.pop()
+        total += sum(int(x) for x in stats[pid][11:15])  # utime stime cutime cstime
+        todo += children.get(pid, [])
     return total / _TICK
