@@ -4,6 +4,7 @@ blocking processor), each in a fresh process. Prints spans/s, exporter CPU per s
 peak RSS, with ratios against ADK's exporter.
 
     python bench/export/run.py [--spans 100000]
+    python bench/export/run.py --against MAIN/.venv/bin/python --rounds 3   # A/B, interleaved
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import argparse
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -126,19 +128,54 @@ def main() -> None:
     parser.add_argument("--spans", type=int, default=100_000)
     parser.add_argument("--child")
     parser.add_argument("--workdir")
+    parser.add_argument(
+        "--against",
+        help="another build's python (e.g. main's .venv/bin/python): ADK's exporter, this "
+        "build's configure() and that build's, interleaved, --rounds times",
+    )
+    parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     if args.child:
         print(json.dumps(child(args.child, args.spans, Path(args.workdir))))
+        return
+    if args.against:
+        compare(args.spans, args.against, args.rounds)
         return
     results = [_spawn(mode, args.spans) for mode in MODES]
     _print(results)
 
 
-def _spawn(mode: str, spans: int) -> dict[str, Any]:
+def compare(spans: int, against: str, rounds: int) -> None:
+    """Each round: ADK's exporter, configure() here, configure() in the other build."""
+    runs: dict[str, list[dict[str, Any]]] = {"adk_sqlite": [], "configure": [], "against": []}
+    for number in range(rounds):
+        round_results = [
+            _spawn("adk_sqlite", spans),
+            _spawn("configure", spans),
+            {**_spawn("configure", spans, against), "mode": "against"},
+        ]
+        for result in round_results:
+            runs[result["mode"]].append(result)
+        print(f"round {number + 1}, load {os.getloadavg()[0]:.2f}")
+        _print(round_results, legend=False)
+    print(f"medians of {rounds} rounds ({against} as `against`)")
+    for mode, results in runs.items():
+        rate = statistics.median(r["exported"] / r["wall_s"] for r in results)
+        cpu = statistics.median(1e6 * r["process_cpu_s"] / r["spans"] for r in results)
+        peak = statistics.median(r["peak_rss_mb"] for r in results)
+        adk = statistics.median(r["exported"] / r["wall_s"] for r in runs["adk_sqlite"])
+        adk_peak = statistics.median(r["peak_rss_mb"] for r in runs["adk_sqlite"])
+        print(
+            f"  {mode:12} {rate:9.0f} spans/s {cpu:7.1f} cpu µs/span {peak:6.0f} MB  "
+            f"{rate / adk:.2f}x ADK's speed, {peak / adk_peak:.2f}x its memory"
+        )
+
+
+def _spawn(mode: str, spans: int, python: str = sys.executable) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as workdir:
         done = subprocess.run(
             [
-                sys.executable,
+                python,
                 __file__,
                 "--child",
                 mode,
@@ -155,7 +192,7 @@ def _spawn(mode: str, spans: int) -> dict[str, Any]:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def _print(results: list[dict[str, Any]]) -> None:
+def _print(results: list[dict[str, Any]], legend: bool = True) -> None:
     adk = next(r for r in results if r["mode"] == "adk_sqlite")
     header = f"{'mode':26} {'spans/s':>9} {'lost':>7} {'exp µs/span':>11} {'cpu µs/span':>11}"
     print(f"{header} {'peak MB':>8}  vs ADK")
@@ -170,7 +207,9 @@ def _print(results: list[dict[str, Any]]) -> None:
             f"{r['mode']:26} {rate:9.0f} {lost:7d} {exporter_us:11.1f} {process_us:11.1f} "
             f"{r['peak_rss_mb']:8.0f}  {speed:.2f}x speed, {memory:.2f}x memory"
         )
-    print()
+    if not legend:
+        return
+    print(f"\nload {os.getloadavg()[0]:.2f}")
     for mode, text in MODES.items():
         print(f"  {mode:26} {text}")
     print("  spans/s = spans stored / wall time from the first span to the end of force_flush;")

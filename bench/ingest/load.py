@@ -19,22 +19,55 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository: its tests package
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: adk_spans
 
-from tests.support.otlp import otlp_request
-from tests.support.span_factory import adk_like_spans
+SHAPES = ("adk", "small")
+"""`adk`: bench/adk_spans.py, ADK 2.13's spans with content captured (~1.7 KB of OTLP and 15
+attributes on a model call). `small`: tests/span_factory.py's, about half that size."""
 
-SPANS_PER_TURN = 5
 
-
-def build_bodies(spans: int, batch: int, seed: int = 1, compress: bool = False) -> list[bytes]:
+def build_bodies(
+    spans: int, batch: int, seed: int = 1, compress: bool = False, shape: str = "adk"
+) -> list[bytes]:
     """`spans` distinct ADK-shaped spans as protobuf request bodies of `batch` spans each."""
+    if shape == "adk":
+        bodies = _adk_bodies(spans, batch, seed)
+    else:
+        bodies = _small_bodies(spans, batch, seed)
+    return [gzip.compress(body, 1) for body in bodies] if compress else bodies
+
+
+def _adk_bodies(spans: int, batch: int, seed: int) -> list[bytes]:
+    """Through the OTel SDK and its OTLP encoder, as an ADK process sends them: random ids."""
+    import random
+
+    from adk_spans import SPANS_PER_TURN, emit_turns
+    from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    random.seed(seed)  # the SDK's id generator draws from `random`
+    memory = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(memory))
+    emit_turns(provider.get_tracer("gcp.vertex.agent", "2.13.0"), -(-spans // SPANS_PER_TURN))
+    made = memory.get_finished_spans()[:spans]
+    return [
+        encode_spans(made[i : i + batch]).SerializeToString() for i in range(0, len(made), batch)
+    ]
+
+
+def _small_bodies(spans: int, batch: int, seed: int) -> list[bytes]:
+    from tests.support.otlp import otlp_request
+    from tests.support.span_factory import adk_like_spans
+
     # Random ids, as the SDK makes them: sequential ones would let DuckDB skip stored
     # row groups by their min/max when it checks for spans stored before.
-    made = adk_like_spans(-(-spans // SPANS_PER_TURN), seed=seed, random_ids=True)[:spans]
-    bodies = [
+    made = adk_like_spans(-(-spans // 5), seed=seed, random_ids=True)[:spans]
+    return [
         otlp_request(made[i : i + batch]).SerializeToString() for i in range(0, len(made), batch)
     ]
-    return [gzip.compress(body, 1) for body in bodies] if compress else bodies
 
 
 @dataclass

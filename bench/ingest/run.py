@@ -3,7 +3,8 @@
     python bench/ingest/run.py [--spans 100000] [--senders 4] [--phoenix-spans 25000]
     python bench/ingest/run.py --against OTHER/.venv/bin/tracegrade --rounds 3   # A/B, interleaved
 
-Sends ADK-shaped spans in batches of 512 from a separate process to a fresh server and
+Sends ADK-shaped spans (bench/adk_spans.py, content captured; `--shape small` for
+tests/span_factory.py's) in batches of 512 from a separate process to a fresh server and
 measures, per server: spans/s until every span is queryable, server CPU per span
 (/proc/<pid>/stat), peak RSS (VmHWM), spans lost (sent - stored), and 429/503 answers.
 A second tracegrade run floods it (many senders, retrying 429 after 10 ms instead of
@@ -24,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from load import build_bodies, send_all
+from load import SHAPES, build_bodies, send_all
 from targets import (
     Target,
     cpu_seconds,
@@ -176,12 +177,19 @@ def main() -> None:
         help="another build's `tracegrade` (e.g. main's): run both, interleaved, --rounds times",
     )
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--shape",
+        choices=SHAPES,
+        default="adk",
+        help="adk: bench/adk_spans.py (content captured, ~1.7 KB a span); "
+        "small: tests/span_factory.py's (~half that)",
+    )
     parser.add_argument("--no-phoenix", action="store_true")
     parser.add_argument("--no-flood", action="store_true")
     args = parser.parse_args()
 
-    print(f"building {args.spans} ADK-shaped spans in protobuf requests of {BATCH} ...")
-    bodies = build_bodies(args.spans, BATCH)
+    print(f"building {args.spans} spans ({args.shape}) in protobuf requests of {BATCH} ...")
+    bodies = build_bodies(args.spans, BATCH, shape=args.shape)
     per_body = [min(BATCH, args.spans - i * BATCH) for i in range(len(bodies))]
     print(f"{len(bodies)} requests, {sum(map(len, bodies)) / len(bodies) / 1024:.0f} KiB each")
 
@@ -192,7 +200,7 @@ def main() -> None:
     flood = (
         None
         if args.no_flood
-        else run_flood(args, build_bodies(args.spans, BATCH, seed=2), per_body)
+        else run_flood(args, build_bodies(args.spans, BATCH, seed=2, shape=args.shape), per_body)
     )
     if flood:
         print(flood.line())

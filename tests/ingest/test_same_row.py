@@ -63,3 +63,31 @@ def _adk_spans(captured: BlockingSpanProcessor) -> list[ReadableSpan]:
     finally:
         _router.target = captured
     return collect.spans
+
+
+def test_values_that_read_as_an_empty_string_keep_their_kind() -> None:
+    """The decoder takes a non-empty `string_value` as the value; "", 0, false and 0.0 all
+    read as "" there, and must still come out as what was sent, as the exporter writes them."""
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.util.types import Attributes
+
+    collect = Collect()
+    provider = TracerProvider()
+    provider.add_span_processor(collect)
+    attributes: Attributes = {
+        "text": "x",
+        "empty": "",
+        "zero": 0,
+        "no": False,
+        "nought": 0.0,
+        "none": (),
+    }
+    with provider.get_tracer("t").start_as_current_span("s", attributes=attributes):
+        pass
+    request = otlp_request(collect.spans)
+    decoded = decode_protobuf(request.SerializeToString(), "otlp_http").rows
+
+    assert decoded[0].attributes == (
+        '{"text":"x","empty":"","zero":0,"no":false,"nought":0.0,"none":[]}'
+    )
+    assert _without_source(decoded) == _without_source(RowBuilder().rows(collect.spans))

@@ -46,7 +46,8 @@ class RowBuilder:
         """The span's row; ValueError or TypeError if it cannot be stored as it is."""
         context = span.context
         assert context is not None  # a finished SDK span always has one
-        problem = time_problem(span.start_time or 0, span.end_time or 0)
+        start, end = span.start_time or 0, span.end_time or 0
+        problem = time_problem(start, end)
         if problem:
             raise ValueError(problem)
         parent = span.parent
@@ -59,8 +60,8 @@ class RowBuilder:
             parent_span_id=span_id_hex(parent.span_id) if parent is not None else None,
             name=span.name,
             kind=span.kind.name,
-            start_ns=span.start_time or 0,
-            end_ns=span.end_time or span.start_time or 0,
+            start_ns=start,
+            end_ns=end or start,
             status_code=status.status_code.name,
             status_message=status.description or None,
             service_name=service,
@@ -90,14 +91,17 @@ def _attributes(span: ReadableSpan) -> Mapping[str, Any] | None:
     return inner if isinstance(inner, dict) else span.attributes
 
 
+# `span.events` and `span.links` copy the SDK's list into a new tuple at each read: read once.
 def _events(span: ReadableSpan) -> str:
-    if not span.events:
+    events = span.events
+    if not events:
         return EMPTY_LIST
-    return to_json([event_dict(e.name, e.timestamp, e.attributes) for e in span.events])
+    return to_json([event_dict(e.name, e.timestamp, e.attributes) for e in events])
 
 
 def _links(span: ReadableSpan) -> str:
-    if not span.links:
+    links = span.links
+    if not links:
         return EMPTY_LIST
     return to_json(
         [
@@ -106,7 +110,7 @@ def _links(span: ReadableSpan) -> str:
                 span_id_hex(link.context.span_id),
                 link.attributes,
             )
-            for link in span.links
+            for link in links
         ]
     )
 

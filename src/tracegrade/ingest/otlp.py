@@ -90,14 +90,19 @@ def _decode_resource(resource_spans: ResourceSpans, source: str, decoded: Decode
         scope = scope_spans.scope
         context = (service_name, scope.name or None, scope.version or None, resource_json, source)
         for span in scope_spans.spans:
-            problem = _invalid(span)
-            if problem:
-                decoded.reject(problem)
-                continue
             try:
-                decoded.rows.append(_row(span, *context))
+                row = _row(span, *context)
+            except _Invalid:
+                decoded.reject(_invalid(span) or f"span {span.name!r}: invalid")
+                continue
             except RecursionError:
                 decoded.reject(f"span {span.name!r}: attribute values are nested too deeply")
+                continue
+            decoded.rows.append(row)
+
+
+class _Invalid(Exception):
+    """A span `_row` cannot store as sent; `_invalid` says why."""
 
 
 def _invalid(span: Span) -> str | None:
@@ -125,19 +130,36 @@ def _row(
     resource_json: str,
     source: str,
 ) -> SpanRow:
-    # Positional and with each field read once: this runs for every span a server receives.
-    parent = span.parent_span_id
-    start = span.start_time_unix_nano
-    status = span.status
+    """The span's row, or `_Invalid` when `_invalid` would name a problem.
+
+    The checks are those of `_invalid`, folded in so that each field is read once: this runs
+    for every span a server receives (with `_attributes`' string path, measured on ADK-shaped
+    spans against reading fields twice: 12.6 → 10.6 µs a span, bench/ingest/README.md).
+    """
+    trace_id, span_id, parent = span.trace_id, span.span_id, span.parent_span_id
+    kind, status = span.kind, span.status
+    code, start, end = status.code, span.start_time_unix_nano, span.end_time_unix_nano
+    if (
+        len(trace_id) != 16
+        or trace_id == _ZERO_TRACE
+        or len(span_id) != 8
+        or span_id == _ZERO_SPAN
+        or (parent and len(parent) != 8)
+        or kind not in _KINDS
+        or code not in _STATUS
+        or start > INT64_MAX
+        or end > INT64_MAX
+    ):
+        raise _Invalid
     return SpanRow(
-        span.trace_id.hex(),
-        span.span_id.hex(),
+        trace_id.hex(),
+        span_id.hex(),
         parent.hex() if parent else None,
         span.name,
-        _KINDS[span.kind],
+        _KINDS[kind],
         start,
-        span.end_time_unix_nano or start,
-        _STATUS[status.code],
+        end or start,
+        _STATUS[code],
         status.message or None,
         service_name,
         scope_name,
@@ -148,6 +170,9 @@ def _row(
         _links(span) if span.links else EMPTY_LIST,
         source,
     )
+
+
+_ZERO_TRACE, _ZERO_SPAN = bytes(16), bytes(8)
 
 
 def _attributes_json(pairs: Iterable[KeyValue]) -> str:
@@ -171,7 +196,15 @@ def _links(span: Span) -> str:
 
 
 def _attributes(pairs: Iterable[KeyValue]) -> dict[str, Any]:
-    return {kv.key: _value(kv.value) for kv in pairs}
+    # Most values are strings: a non-empty `string_value` is one (the other kinds read as
+    # ""), which spares `WhichOneof` and a second attribute read for each (ADK's model
+    # calls carry 15 attributes, nearly all strings).
+    attributes = {}
+    for pair in pairs:
+        value = pair.value
+        text = value.string_value
+        attributes[pair.key] = text if text else _value(value)
+    return attributes
 
 
 _SCALARS = frozenset({"string_value", "int_value", "double_value", "bool_value"})

@@ -9,6 +9,7 @@ scoring, one for /health; the memory watch.
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import os
 import signal
@@ -46,12 +47,22 @@ def serve(config: ServeConfig) -> None:
         if config.archive is not None:  # before the lock: it allows the archive's folder
             open_archive(writer.connection, config.archive, config.shard)
         _configure(writer.connection, config, budget)
-        asyncio.run(Server(config, writer, budget).run())
+        server = Server(config, writer, budget)
+        _freeze_startup_heap()
+        asyncio.run(server.run())
     finally:
         try:
             writer.close()
         except duckdb.Error as exc:  # after a failed write, closing can fail as well
             logger.error("closing the database failed: %s", exc)
+
+
+def _freeze_startup_heap() -> None:
+    """Keep what startup made (modules, classes: most of the heap) out of every later
+    collection. Decoding allocates fast enough to trigger full collections often, and each
+    walked that whole heap: ~12% of the server's busy CPU on ADK-shaped spans (py-spy)."""
+    gc.collect()
+    gc.freeze()
 
 
 def check_exposure(config: ServeConfig) -> None:

@@ -32,7 +32,6 @@ from tracegrade.server.messages import RequestHead, Response
 from tracegrade.server.sql import ReadOnlyQueries, SqlFailed
 from tracegrade.store.reader import Reader
 
-COOKIE = "tracegrade_pages"
 HTML = "text/html; charset=utf-8"
 # On top of the CSP inside each page (which forbids every fetch and runs only the page's own
 # scripts): no framing by other sites, which a <meta> CSP cannot say.
@@ -100,6 +99,11 @@ class PageAuth:
             if self._token
             else ""
         )
+        # A browser keeps cookies per host, not per port: named after the token, the
+        # cookies of two servers on one host (two shards, a staging and a main) coexist.
+        self.cookie_name = (
+            f"tracegrade_pages_{hashlib.sha256(self._cookie.encode()).hexdigest()[:12]}"
+        )
 
     def check(self, head: RequestHead, bearer_ok: bool) -> Response | None:
         """None to let the request in; else the redirect that signs in, or a 401."""
@@ -117,13 +121,13 @@ class PageAuth:
             jar = SimpleCookie(head.header("cookie"))
         except CookieError:
             return False
-        morsel = jar.get(COOKIE)
+        morsel = jar.get(self.cookie_name)
         return morsel is not None and hmac.compare_digest(morsel.value, self._cookie)
 
     def _sign_in(self, head: RequestHead, request: PageRequest) -> Response:
         rest = {k: v for k, v in request.query.items() if k != "token"}
         location = (head.raw_path or head.path) + (f"?{urlencode(rest)}" if rest else "")
-        cookie = f"{COOKIE}={self._cookie}; Path=/; HttpOnly; SameSite=Strict"
+        cookie = f"{self.cookie_name}={self._cookie}; Path=/; HttpOnly; SameSite=Strict"
         headers = [("location", location), ("set-cookie", cookie), *_HEADERS]
         return Response(303, b"", HTML, headers)
 

@@ -58,6 +58,8 @@ def span_id_hex(value: int) -> str:
 
 def time_problem(start_ns: int, end_ns: int) -> str | None:
     """Why a span's times cannot be stored as they are, or None."""
+    if INT64_MIN <= start_ns <= INT64_MAX and INT64_MIN <= end_ns <= INT64_MAX:
+        return None  # every span but a broken one: spare building the loop's pairs
     for field, value in (("start_time_unix_nano", start_ns), ("end_time_unix_nano", end_ns)):
         if not INT64_MIN <= value <= INT64_MAX:
             return (

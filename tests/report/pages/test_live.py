@@ -16,9 +16,13 @@ import pytest
 from tests.report.helpers import BASE_RUN, NEXT_RUN
 from tests.report.pages.hostile import CASE_ID, make_hostile_run
 from tests.serve.helpers import Reply, Server, request, start_server
-from tracegrade.report.pages import run_live, runs_live
+from tracegrade.report.diff import diff_runs
+from tracegrade.report.pages import render_run_page, run_live, runs_live
 from tracegrade.report.pages.links import LiveLinks
+from tracegrade.report.pages.run import PageLimits, build_run_page
 from tracegrade.server.cancel import Cancellation
+from tracegrade.server.messages import RequestHead
+from tracegrade.server.pages import PageAuth
 from tracegrade.server.sql import ReadOnlyQueries, SqlFailed, SqlRefused
 from tracegrade.store import LocalReader, connect
 from tracegrade.store.readonly import lock_down
@@ -82,7 +86,12 @@ def unescaped(href: str) -> str:
 
 def test_a_browser_signs_in_once_with_the_token(server: Server) -> None:
     path = f"/runs/{NEXT_RUN}"
-    for headers in ({}, {"authorization": "Bearer wrong"}, {"cookie": "tracegrade_pages=x"}):
+    for headers in (
+        {},
+        {"authorization": "Bearer wrong"},
+        {"cookie": "tracegrade_pages=x"},
+        {"cookie": f"{PageAuth(TOKEN).cookie_name}=x"},
+    ):
         refused = _get(server, path, headers)
         assert refused.status == 401, headers
         assert b"?token=" in refused.body
@@ -174,3 +183,40 @@ def test_page_queries_pass_the_sql_guard(runs_db: Path, tmp_path: Path) -> None:
             queries.rows("SELECT * FROM range(10)", [], far, Cancellation())
     finally:
         connection.close()
+
+
+def test_the_next_page_of_a_comparison_keeps_its_baseline(reader: LocalReader) -> None:
+    diff = diff_runs(reader, BASE_RUN, NEXT_RUN)
+    limits = PageLimits(cases=1)
+    page = build_run_page(reader, None, NEXT_RUN, diff, limits, waterfalls=False)
+
+    text = render_run_page(page, embed=False)
+
+    assert page.cases_total > 1
+    assert f'href="?offset=1&amp;baseline={BASE_RUN}">next page' in text
+
+
+def test_two_servers_on_one_host_keep_their_own_cookies() -> None:
+    """Browsers keep cookies per host, not per port: a sign-in to one server must not
+    replace the other's cookie, nor open the other's pages."""
+    first, second = PageAuth("token-of-shard-0"), PageAuth("token-of-shard-1")
+    path = f"/runs/{NEXT_RUN}"
+    cookies = [
+        _signed_in_cookie(auth, RequestHead("GET", path, {}, path, f"token={token}"))
+        for auth, token in ((first, "token-of-shard-0"), (second, "token-of-shard-1"))
+    ]
+    assert cookies[0].split("=")[0] != cookies[1].split("=")[0]
+    both = RequestHead("GET", path, {"cookie": "; ".join(cookies)}, path)
+    assert first.check(both, bearer_ok=False) is None
+    assert second.check(both, bearer_ok=False) is None
+    only_first = RequestHead("GET", path, {"cookie": cookies[0]}, path)
+    refused = second.check(only_first, bearer_ok=False)
+    assert refused is not None
+    assert refused.status == 401
+
+
+def _signed_in_cookie(auth: PageAuth, head: RequestHead) -> str:
+    response = auth.check(head, bearer_ok=False)
+    assert response is not None
+    assert response.status == 303
+    return dict(response.headers)["set-cookie"].split(";")[0]
