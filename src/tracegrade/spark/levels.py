@@ -20,6 +20,7 @@ from tracegrade.scoring import engine
 from tracegrade.scoring.criteria import parse_config
 from tracegrade.scoring.functions import register_functions
 from tracegrade.scoring.metrics import available_metrics
+from tracegrade.scoring.selected import drop_selected, select_traces
 from tracegrade.scoring.stored import run_criteria
 from tracegrade.spark.tasks import load_spans
 from tracegrade.store.view_functions import register_view_functions
@@ -47,7 +48,11 @@ def levels(
         "CREATE TEMP TABLE turn_scores AS SELECT metric, turn_id, score, detail::JSON AS detail "
         "FROM task_rows WHERE metric IS NOT NULL"
     )
-    connection.execute(scoring_sql("inputs"))  # for scored_plan; the rest is left unused
+    # For scored_plan and scored_scenario_cases, from the run's own spans; the calls it
+    # also selects (none: the driver holds no agent spans) are left unused.
+    select_traces(connection, None)
+    connection.execute(scoring_sql("inputs"))
+    drop_selected(connection)
     ((has_expected, run_id),) = connection.execute(
         "SELECT coalesce(bool_or(has_expected), false), any_value(run_id) FROM scored_turns"
     ).fetchall()
