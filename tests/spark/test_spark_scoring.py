@@ -130,3 +130,15 @@ def test_spark_submit_runs_the_module_file(spark: Any, tmp_path: Path) -> None:
     local = _local_scores(db, {"sample": 0.5})
     assert written["scores"] == len(local)
     _assert_same(_spark_scores(tmp_path / "out"), local)
+
+
+def test_judged_metrics_are_refused_by_name(spark: Any, tmp_path: Path) -> None:
+    from tracegrade.errors import ConfigError
+    from tracegrade.spark import SparkScoring, score_to
+
+    archive = _archived_twin(traffic_db(tmp_path / "hot.duckdb"), tmp_path)
+    config = {"criteria": {"hallucinations_v1": 0.8, "tool_trajectory_avg_score": 1.0}}
+
+    with pytest.raises(ConfigError, match=r"not scored on Spark: hallucinations_v1;"):
+        score_to(spark, str(archive), SparkScoring(config=config), tmp_path / "out")
+    assert not (tmp_path / "out").exists()
