@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -102,3 +105,40 @@ def test_eval_run_scores_equal_local(spark: Any, tmp_path: Path) -> None:
     assert written["case_results"] > 0
     _assert_same(_spark_scores(tmp_path / "out"), local)
     assert {row[0] for row in local} == {"turn", "case", "run"}
+
+
+def test_spark_submit_runs_the_module_file(spark: Any, tmp_path: Path) -> None:
+    """The README's `spark-submit .../tracegrade/spark/__main__.py score ...`, in its own driver.
+    In local[1] mode: the session's application holds both workers' cores, and a second
+    application on the cluster would wait for them (the cluster is tested above)."""
+    import tracegrade.spark.__main__ as entry
+    from tests.support.spark_cluster import spark_home
+
+    db = traffic_db(tmp_path / "hot.duckdb")
+    archive = _archived_twin(db, tmp_path)
+    env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable}
+    submitted = subprocess.run(
+        [str(spark_home() / "bin" / "spark-submit"), "--master", "local[1]",
+         "--conf", "spark.driver.host=127.0.0.1", "--conf", "spark.ui.enabled=false",
+         entry.__file__, "score", "--archive", str(archive), "--out", str(tmp_path / "out"),
+         "--sample", "0.5", "--partitions", "2"],
+        env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+
+    assert submitted.returncode == 0, submitted.stderr[-3000:]
+    written = json.loads(submitted.stdout.strip().splitlines()[-1])
+    local = _local_scores(db, {"sample": 0.5})
+    assert written["scores"] == len(local)
+    _assert_same(_spark_scores(tmp_path / "out"), local)
+
+
+def test_judged_metrics_are_refused_by_name(spark: Any, tmp_path: Path) -> None:
+    from tracegrade.errors import ConfigError
+    from tracegrade.spark import SparkScoring, score_to
+
+    archive = _archived_twin(traffic_db(tmp_path / "hot.duckdb"), tmp_path)
+    config = {"criteria": {"hallucinations_v1": 0.8, "tool_trajectory_avg_score": 1.0}}
+
+    with pytest.raises(ConfigError, match=r"not scored on Spark: hallucinations_v1;"):
+        score_to(spark, str(archive), SparkScoring(config=config), tmp_path / "out")
+    assert not (tmp_path / "out").exists()

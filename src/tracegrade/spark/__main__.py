@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import json
-import re
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -19,8 +17,6 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-_DURATION = re.compile(r"^(\d+(?:\.\d+)?)([smhd])$")
-_UNIT_S = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
 @app.callback()
@@ -49,14 +45,16 @@ def score(
     """Score an eval run (--run) or traffic (--since, --sample) from the archive."""
     from pyspark.sql import SparkSession
 
+    from tracegrade.scoring import load_scoring_config
+    from tracegrade.scoring.selection import parse_since
     from tracegrade.spark import SparkScoring, score_to
 
     try:
         scoring = SparkScoring(
             run_id=run,
-            since=_duration(since),
+            since=parse_since(since) if since is not None else None,
             sample=sample,
-            config=_criteria(config),
+            config=load_scoring_config(config).raw if config else None,
             partitions=partitions,
         )
         builder = SparkSession.builder.appName("tracegrade-score")
@@ -68,23 +66,6 @@ def score(
         typer.echo(f"tracegrade.spark: {exc}", err=True)
         raise typer.Exit(2) from None
     typer.echo(json.dumps({"out": str(out), **written}))
-
-
-def _duration(text: str | None) -> dt.timedelta | None:
-    if text is None:
-        return None
-    match = _DURATION.match(text.strip())
-    if not match:
-        raise typer.BadParameter(f"--since {text!r}: give a number and a unit, e.g. 24h or 7d")
-    return dt.timedelta(seconds=float(match[1]) * _UNIT_S[match[2]])
-
-
-def _criteria(path: Path | None) -> dict[str, Any] | None:
-    if path is None:
-        return None
-    from tracegrade.scoring import load_scoring_config
-
-    return load_scoring_config(path).raw
 
 
 if __name__ == "__main__":

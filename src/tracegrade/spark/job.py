@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
+from tracegrade.errors import ConfigError
 from tracegrade.scoring.selection import Selection
 from tracegrade.spark.tasks import TASK_ROWS_DDL, partition_scorer
 
@@ -74,6 +75,7 @@ def score_archive(spark: SparkSession, archive: str, scoring: SparkScoring) -> S
         eval_spans = spans.where(_EVAL_SPANS).toArrow()
         shared = spark.sparkContext.broadcast(eval_spans)
     config = _config(scoring, eval_spans)
+    _refuse_judged(config)
     scorer = partition_scorer(config, scoring.selection(), shared)
     picked = _picked(spans, scoring).repartition(scoring.partitions, "trace_id")
     return SparkJob(picked.mapInArrow(scorer, TASK_ROWS_DDL), config, eval_spans)
@@ -102,6 +104,22 @@ def _config(scoring: SparkScoring, eval_spans: pa.Table | None) -> dict[str, Any
     from tracegrade.spark.levels import run_criteria_of
 
     return run_criteria_of(eval_spans, scoring.run_id) or {"criteria": {}}
+
+
+def _refuse_judged(config: dict[str, Any]) -> None:
+    """Judges are called from one process, within one budget, caching their answers in the
+    store (scoring/judging); Spark's tasks have neither, so those metrics are refused."""
+    from tracegrade.scoring.criteria import parse_config
+    from tracegrade.scoring.metrics import available_metrics
+
+    specs = available_metrics()
+    criteria = parse_config(config, specs).criteria
+    judged = sorted(name for name in criteria if name in specs and specs[name].judge)
+    if judged:
+        raise ConfigError(
+            f"judged metrics are not scored on Spark: {', '.join(judged)}; score them with "
+            "`tracegrade score`, or give --config criteria without them"
+        )
 
 
 def collect_rows(rows: DataFrame) -> pa.Table:

@@ -48,10 +48,10 @@ def levels(
         "CREATE TEMP TABLE turn_scores AS SELECT metric, turn_id, score, detail::JSON AS detail "
         "FROM task_rows WHERE metric IS NOT NULL"
     )
-    # 01_inputs.sql reads the selected traces' calls (00_selected.sql): made empty here, as
-    # the driver has no turn spans; only its scored_plan is used.
-    select_traces(connection, ("FALSE", []))
-    connection.execute(scoring_sql("inputs"))  # for scored_plan; the rest is left unused
+    # For scored_plan and scored_scenario_cases, from the run's own spans; the calls it
+    # also selects (none: the driver holds no agent spans) are left unused.
+    select_traces(connection, None)
+    connection.execute(scoring_sql("inputs"))
     drop_selected(connection)
     ((has_expected, run_id),) = connection.execute(
         "SELECT coalesce(bool_or(has_expected), false), any_value(run_id) FROM scored_turns"
