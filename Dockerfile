@@ -10,11 +10,12 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 # A fixed non-root uid so files in the /data volume have a stable owner across rebuilds. /data is
 # created here and owned by that user: Docker copies the ownership into a new named volume the first
-# time it is mounted, so `tracegrade serve` can create its DuckDB file there.
+# time it is mounted, so `tracegrade serve` can create its DuckDB file there. /archive likewise, for
+# the Parquet archive the shards of docker-compose.sharded.yml share (serve --archive /archive).
 RUN groupadd --system --gid 10001 tracegrade \
  && useradd --system --uid 10001 --gid tracegrade --home-dir /data --no-create-home tracegrade \
- && mkdir /data \
- && chown tracegrade:tracegrade /data
+ && mkdir /data /archive \
+ && chown tracegrade:tracegrade /data /archive
 
 # Only what the build backend needs: project metadata, the readme it embeds, the package, and
 # queries/ (force-included into the wheel).

@@ -57,5 +57,5 @@ def test_the_command_reference_has_every_command() -> None:
     shown = re.findall(r"^## `tracegrade ([\w -]+)`$", reference, re.M)
     assert shown == [
         "run", "score", "report", "diff", "runs", "sql", "ingest", "serve", "export-evalset",
-        "lint-tools", "db path", "db upgrade",
+        "lint-tools", "archive", "db path", "db upgrade",
     ]  # fmt: skip

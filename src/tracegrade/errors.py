@@ -38,3 +38,7 @@ class AgentLoadError(TracegradeError):
 
 class ScriptError(TracegradeError):
     """A scripted model was asked for more responses than its script holds, or the script is bad."""
+
+
+class ArchiveError(TracegradeError):
+    """The Parquet archive cannot be written or read as asked."""

@@ -133,3 +133,13 @@ def test_keys_adk_refuses_are_named_and_can_be_ignored(tmp_path: Path) -> None:
     )
     assert loaded.stderr.splitlines().count(warning) == 1
     assert loaded.returncode == ExitCode.OK, loaded.stdout
+
+
+@pytest.mark.parametrize("since", ["3 days", "7w", "-1d", ""])
+def test_a_since_without_a_number_and_unit_is_one_line(db: Path, since: str) -> None:
+    done = invoke("score", "--since", since, "--db", str(db))
+
+    assert done.exit_code == ExitCode.USAGE_ERROR, done.output
+    assert one_line_error(done.stderr) == (
+        f"tracegrade: --since {since!r}: give a number and a unit, e.g. 30m, 24h or 7d"
+    )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import time
+from pathlib import Path
 from typing import Any
 
 import duckdb
@@ -19,6 +20,8 @@ from tracegrade.scoring.metrics import available_metrics
 from tracegrade.scoring.selected import drop_selected, select_traces
 from tracegrade.scoring.selection import Selection
 from tracegrade.store import SpanWriter
+from tracegrade.store.archive import archive_pass
+from tracegrade.store.archive_location import hot_spans, layer_archive, open_archive
 
 SPECS = available_metrics()
 CRITERIA = {
@@ -100,6 +103,25 @@ def test_a_selection_scores_its_turns_as_the_unrestricted_scoring_does(
     metrics = {metric for _, metric in selected}
     assert metrics >= set(CRITERIA["criteria"])
     assert len(selected) == len(expected) * len(metrics)  # every metric on every turn
+
+
+def test_a_selection_reads_hot_and_archived_traces_through_the_spans_view(
+    traffic: duckdb.DuckDBPyConnection, tmp_path: Path
+) -> None:
+    """The January half moves to the archive: each selection scores the same turns as it
+    did when every span was hot (sampled traces lie in both halves)."""
+    selections = [Selection(), Selection(sample=0.4), Selection(sample=0.6, where="tool_calls = 1")]
+    # Opened first, as serve does: a `where` locks the connection's file access down.
+    open_archive(traffic, tmp_path / "archive", "s0")
+    before = [_turn_scores(traffic, selection) for selection in selections]
+    moved = archive_pass(traffic, retain_days=1).spans
+    assert layer_archive(traffic)
+    ((hot,),) = traffic.execute(f"SELECT count(*) FROM {hot_spans(traffic)}").fetchall()  # noqa: S608 — the catalog's name
+    assert moved > 0
+    assert hot > 0
+    after = [_turn_scores(traffic, selection) for selection in selections]
+    assert after == before
+    assert len(before[0]) > len(before[1]) > 0
 
 
 def test_only_the_selected_traces_are_normalised(traffic: duckdb.DuckDBPyConnection) -> None:

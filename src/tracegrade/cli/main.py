@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from tracegrade.cli import (
+    archive,
     db,
     diff,
     export_evalset,
@@ -39,6 +40,7 @@ app.command("ingest", cls=Command)(ingest.ingest)
 app.command("serve", cls=Command)(serve.serve_command)
 app.command("export-evalset", cls=Command)(export_evalset.export_evalset)
 app.command("lint-tools", cls=Command)(lint_tools.lint_tools)
+app.command("archive", cls=Command)(archive.archive)
 app.add_typer(db.app, name="db")
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Annotated, Any
@@ -20,14 +19,10 @@ from tracegrade.cli._common import (
     JunitOption,
     MetricsOption,
     ServerOption,
-    fail,
     judge_options,
     sql_errors,
     user_errors,
 )
-
-_DURATION = re.compile(r"^(\d+(?:\.\d+)?)([smhd])$")
-_UNIT_S = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
 def score(
@@ -68,16 +63,20 @@ def score(
     """
     from tracegrade.cli._access import scoring_target
     from tracegrade.cli._report import emit_report, emit_traffic
+    from tracegrade.scoring import load_scoring_config
+    from tracegrade.scoring.selection import parse_since
 
-    request: dict[str, Any] = {
-        "run_id": run,
-        "since_s": _seconds(since),
-        "sample": sample,
-        "where": where,
-        "config": _criteria(config),
-        "judge": judge_options(judge_concurrency, judge_budget_usd, judge_timeout, judge_retries),
-    }
     with user_errors():
+        request: dict[str, Any] = {
+            "run_id": run,
+            "since_s": parse_since(since).total_seconds() if since is not None else None,
+            "sample": sample,
+            "where": where,
+            "config": load_scoring_config(config).raw if config else None,
+            "judge": judge_options(
+                judge_concurrency, judge_budget_usd, judge_timeout, judge_retries
+            ),
+        }
         with scoring_target(db, server, metrics or []) as target, _where_errors(where):
             summary = target.score(request)
         if summary["run_id"] is None:
@@ -90,20 +89,3 @@ def score(
 def _where_errors(where: str | None) -> AbstractContextManager[None]:
     # Only the user's condition can make scoring's SQL fail as it runs; anything else is a bug.
     return sql_errors(f"--where {where!r}") if where is not None else nullcontext()
-
-
-def _criteria(path: Path | None) -> dict[str, Any] | None:
-    if path is None:
-        return None
-    from tracegrade.scoring import load_scoring_config
-
-    return load_scoring_config(path).raw
-
-
-def _seconds(text: str | None) -> float | None:
-    if text is None:
-        return None
-    match = _DURATION.match(text.strip())
-    if not match:
-        raise fail(f"--since {text!r}: give a number and a unit, e.g. 30m, 24h or 7d")
-    return float(match[1]) * _UNIT_S[match[2]]

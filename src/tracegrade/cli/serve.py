@@ -6,11 +6,13 @@ from __future__ import annotations
 import logging
 import socket
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from tracegrade.cli._common import DbOption, user_errors
+from tracegrade.cli.archive import RetainOption, ShardOption
 from tracegrade.errors import ConfigError
 from tracegrade.server.config import (
     DEFAULT_GRPC_PORT,
@@ -87,6 +89,19 @@ def serve_command(
     log_interval: Annotated[
         float, typer.Option(min=1, help="Seconds between log lines of ingest figures.")
     ] = 60.0,
+    archive: Annotated[
+        Path | None,
+        typer.Option(
+            help="Move traces older than --retain-days into this Parquet archive; the "
+            "views read both as one.",
+            show_default=False,
+        ),
+    ] = None,
+    retain_days: RetainOption = ServeConfig.retain_days,
+    shard: ShardOption = ServeConfig.shard,
+    archive_interval: Annotated[
+        float, typer.Option(min=0.1, help="Seconds between archiving passes.")
+    ] = ServeConfig.archive_interval_s,
 ) -> None:
     """Receive OpenTelemetry traces over OTLP (HTTP and gRPC) into the database.
 
@@ -116,6 +131,10 @@ def serve_command(
         score_timeout_s=score_timeout,
         judge_imports=tuple(judge_import or ()),
         log_interval_s=log_interval,
+        archive=archive,
+        retain_days=retain_days,
+        shard=shard,
+        archive_interval_s=archive_interval,
     )
     with user_errors():
         _ports_free(host, [port, grpc_port])  # before the database file is made

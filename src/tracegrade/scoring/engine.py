@@ -65,21 +65,60 @@ def score_loaded(
         selection = Selection(run_id=runs[0][0] if len(runs) == 1 else None)
     register_functions(connection)
     load_prices(connection, config.prices)
-    if selection.run_id is None and not _has_expected(connection):
-        config = _without_expected(config, specs)
-    metrics = _metrics_to_run(config, specs)
+    config = applicable(config, specs, selection.run_id, has_expected=_has_expected(connection))
     scoring_id = uuid.uuid4().hex[:12]
-    _judge(connection, config, [m for m in metrics if m.judge], judging, scoring_id, stop)
-    _load_criteria(connection, config, metrics)
+    judged = [m for m in _metrics_to_run(config, specs) if m.judge]
+    _judge(connection, config, judged, judging, scoring_id, stop)
+    run_metrics(connection, config, specs)
+    store_levels(connection, config, scoring_id)
+    result = decide(connection, scoring_id, selection, config)
+    _record(connection, result, selection, config)
+    return result
+
+
+def applicable(
+    config: ScoringConfig,
+    specs: dict[str, MetricSpec],
+    run_id: str | None,
+    *,
+    has_expected: bool,
+) -> ScoringConfig:
+    """The criteria as they apply: traffic without expected turns drops the metrics that
+    need them (see `_without_expected`)."""
+    if run_id is None and not has_expected:
+        return _without_expected(config, specs)
+    return config
+
+
+def run_metrics(
+    connection: duckdb.DuckDBPyConnection, config: ScoringConfig, specs: dict[str, MetricSpec]
+) -> None:
+    """Every metric's SQL over the input tables (judged ones read `judgements`), into
+    `turn_scores` (with `scoring_criteria`); the functions and prices must be loaded first.
+    Spark tasks run this on their share of turns."""
+    metrics = load_criteria(connection, config, specs)
     _run_scorers(connection, metrics, config)
+
+
+def load_criteria(
+    connection: duckdb.DuckDBPyConnection, config: ScoringConfig, specs: dict[str, MetricSpec]
+) -> list[MetricSpec]:
+    """The metrics to run, and their criteria into `scoring_criteria`, which the levels read."""
+    metrics = _metrics_to_run(config, specs)
+    _load_criteria(connection, config, metrics)
+    return metrics
+
+
+def store_levels(
+    connection: duckdb.DuckDBPyConnection, config: ScoringConfig, scoring_id: str
+) -> None:
+    """From `scored_turns` and `turn_scores` to the turn, case and run rows of `scores` and
+    `case_results`. The Spark driver runs this on the rows its tasks returned."""
     connection.execute("SET VARIABLE tg_scoring_id = ?", [scoring_id])
     connection.execute("SET VARIABLE tg_policy = ?", [config.repeat_policy.kind])
     connection.execute("SET VARIABLE tg_policy_k = ?", [config.repeat_policy.k])
     connection.execute(scoring_sql("levels"))
     connection.execute(scoring_sql("store"))
-    result = decide(connection, scoring_id, selection, config)
-    _record(connection, result, selection, config)
-    return result
 
 
 class NothingToScore(TracegradeError):

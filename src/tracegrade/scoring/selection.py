@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import re
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -15,6 +16,16 @@ from tracegrade.scoring.selected import drop_selected, select_traces
 from tracegrade.store.readonly import check_condition, guarded_rows
 
 _TRACE_ID_SPACE = 2**64
+_DURATION = re.compile(r"^(\d+(?:\.\d+)?)([smhd])$")
+_UNIT_S = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def parse_since(text: str) -> dt.timedelta:
+    """A `--since` value: a number and a unit, `30m`, `24h`, `7d`."""
+    match = _DURATION.match(text.strip())
+    if not match:
+        raise ConfigError(f"--since {text!r}: give a number and a unit, e.g. 30m, 24h or 7d")
+    return dt.timedelta(seconds=float(match[1]) * _UNIT_S[match[2]])
 
 
 @dataclass(frozen=True)

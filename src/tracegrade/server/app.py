@@ -28,6 +28,7 @@ from tracegrade.server.memory import MIB, MemoryBudget
 from tracegrade.server.parts import Parts
 from tracegrade.server.stats import log_line
 from tracegrade.store import SpanWriter
+from tracegrade.store.archive_location import open_archive
 from tracegrade.store.readonly import lock_down
 
 logger = logging.getLogger("tracegrade.serve")
@@ -43,6 +44,8 @@ def serve(config: ServeConfig) -> None:
     budget = MemoryBudget(config.memory_mb * MIB)
     writer = SpanWriter.open(config.db)
     try:
+        if config.archive is not None:  # before the lock: it allows the archive's folder
+            open_archive(writer.connection, config.archive, config.shard)
         _configure(writer.connection, config, budget)
         server = Server(config, writer, budget)
         _freeze_startup_heap()

@@ -59,6 +59,14 @@ class ServeConfig:
     """How long a commit may wait for more requests when several senders are sending."""
     retry_after_s: int = 1
     log_interval_s: float = 60.0
+    archive: Path | None = None
+    """Root folder of the Parquet archive old traces move into (None: keep all in the DB)."""
+    retain_days: float = 7.0
+    """Traces that ended within this many days stay in the database."""
+    shard: str = "s0"
+    """This server's shard name in the archive: one per server sharing the archive."""
+    archive_interval_s: float = 600.0
+    """Seconds between archiving passes."""
     shutdown_timeout_s: float = 25.0
     """SIGTERM to exit: compose's stop_grace_period is 30 s."""
     max_connections: int = 1024

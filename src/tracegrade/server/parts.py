@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 import grpc
 
+from tracegrade.server.archiving import ArchiveThread
 from tracegrade.server.asgi import HttpApp
 from tracegrade.server.commit import CommitQueue
 from tracegrade.server.config import ServeConfig
@@ -38,6 +39,7 @@ class Parts:
     memory: MemoryWatch
     pools: Pools = field(default_factory=Pools.start)
     grpc_server: grpc.Server | None = None
+    archiving: ArchiveThread | None = None
 
     @classmethod
     def build(cls, config: ServeConfig, writer: SpanWriter, budget: MemoryBudget) -> Parts:
@@ -67,11 +69,16 @@ class Parts:
         memory = MemoryWatch(budget, critical)
         inflight = config.max_inflight_bytes or budget.inflight_bytes
         receiver = Receiver(config, commit, stats, memory, inflight)
-        return cls(config, budget, stats, commit, receiver, queries, scoring, memory)
+        parts = cls(config, budget, stats, commit, receiver, queries, scoring, memory)
+        if config.archive is not None:
+            parts.archiving = ArchiveThread(writer, config.retain_days, config.archive_interval_s)
+        return parts
 
     def start(self) -> None:
         self.commit.start()
         self.memory.start()
+        if self.archiving is not None:
+            self.archiving.start()
 
     def start_grpc(self) -> None:
         """Raises OSError when the port cannot be had."""
@@ -95,6 +102,8 @@ class Parts:
             self.grpc_server.stop(max(0.0, deadline - time.monotonic())).wait()
         self.queries.interrupt_all(f"{_STOPPING}: the query was stopped")
         self.scoring.cancel(_STOPPING)
+        if self.archiving is not None:
+            self.archiving.stop(max(0.0, deadline - time.monotonic()) / 2)
         if not self.pools.stop(deadline):
             logger.error("a worker thread was still busy at the shutdown deadline")
         self.stop_writer(max(0.0, deadline - time.monotonic()) + 2)

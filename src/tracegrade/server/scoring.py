@@ -23,6 +23,7 @@ import duckdb
 from tracegrade.errors import TracegradeError
 from tracegrade.scoring.stored import score_request
 from tracegrade.server.cancel import Cancellation
+from tracegrade.store.archive_location import layer_archive
 
 
 class ScoringFailed(Exception):
@@ -76,6 +77,7 @@ class ScoringRequests:
     def _scoring_cursor(self, cancel: Cancellation) -> Iterator[duckdb.DuckDBPyConnection]:
         """A cursor interrupted at the time limit or when cancelled; errors as ScoringFailed."""
         cursor = self._connection.cursor()
+        layer_archive(cursor)  # temporary views are per connection, a cursor's too
         cancel.attach(cursor)
         limit = threading.Timer(
             self.timeout_s, cancel.cancel, [f"it ran longer than {self.timeout_s:g} s"]

@@ -23,6 +23,7 @@ import duckdb
 
 from tracegrade.server.cancel import Cancellation
 from tracegrade.server.encoding import encode_row
+from tracegrade.store.archive_location import layer_archive
 from tracegrade.store.readonly import (
     QueryRefused,
     QueryUnparsable,
@@ -119,6 +120,7 @@ class ReadOnlyQueries:
             raise SqlFailed(self._too_long())
         cursor = self._connection.cursor()
         register_view_functions(cursor)  # temp macros are per connection, a cursor's too
+        layer_archive(cursor)  # so is the temporary `spans` of hot + archive
         timer = threading.Timer(left, cursor.interrupt)
         with self._lock:
             self._running[cursor] = self._too_long()

@@ -17,6 +17,7 @@ import duckdb
 from tracegrade._resources import sql_files
 from tracegrade.errors import DatabaseError, DatabaseLockedError
 from tracegrade.store import damage
+from tracegrade.store.archive_location import layer_archive
 from tracegrade.store.migrations import migrate, pending
 from tracegrade.store.view_functions import register_view_functions
 from tracegrade.store.wal import inspect_log
@@ -46,6 +47,8 @@ def connect(
     A writable open migrates the file and (re)creates the views in it, so any DuckDB
     client sees them. A read-only open never changes the file: it refuses a file that
     lacks migrations and defines the views as temporary ones, current for this tracegrade.
+    Where the database has an archive, `spans` reads the hot table and the archive's
+    Parquet files as one, for this connection (see `archive_location`).
     """
     db = resolve_path(path)
     if read_only and not db.exists():
@@ -61,6 +64,7 @@ def connect(
             migrate(connection)
         apply_views(connection, temporary=read_only)
         register_view_functions(connection)
+        layer_archive(connection)
     except duckdb.Error as exc:
         connection.close()
         raise damage.explain(exc, db) from None

@@ -25,6 +25,7 @@ import numpy as np
 
 from tracegrade._fork import in_child_after_fork
 from tracegrade.errors import DatabaseError
+from tracegrade.store.archive_location import hot_spans
 from tracegrade.store.connection import connect
 from tracegrade.store.rows import INTEGER_COLUMNS, SPAN_COLUMNS, SpanRow
 
@@ -35,8 +36,6 @@ _SELECT = (
     f"({', '.join(SPAN_COLUMNS)}, attrs) "  # noqa: S608 — constants
     f"SELECT {', '.join(SPAN_COLUMNS)}, tg_span_attrs(attributes) FROM {_BATCH_VIEW}"
 )
-_INSERT = f"INSERT INTO spans {_SELECT}"
-_INSERT_NEW_ONLY = f"INSERT OR IGNORE INTO spans {_SELECT}"
 
 
 @dataclass(frozen=True)
@@ -52,6 +51,10 @@ class SpanWriter:
 
     def __init__(self, connection: duckdb.DuckDBPyConnection) -> None:
         self._connection = connection
+        # The table by its full name: with an archive, `spans` is a view of hot + archive.
+        table = hot_spans(connection)
+        self._insert_sql = f"INSERT INTO {table} {_SELECT}"
+        self._insert_new_only_sql = f"INSERT OR IGNORE INTO {table} {_SELECT}"
         self._lock = threading.Lock()
         self._closed = False
         self._pid = os.getpid()
@@ -64,6 +67,11 @@ class SpanWriter:
     @property
     def connection(self) -> duckdb.DuckDBPyConnection:
         return self._connection
+
+    @property
+    def commit_lock(self) -> threading.Lock:
+        """Held while a batch commits: an archiving pass commits under it too."""
+        return self._lock
 
     @property
     def inherited(self) -> bool:
@@ -95,9 +103,9 @@ class SpanWriter:
         # insert goes first; a batch holding a stored span fails whole (statements are
         # atomic) and is merged instead.
         try:
-            result = self._connection.execute(_INSERT).fetchall()
+            result = self._connection.execute(self._insert_sql).fetchall()
         except duckdb.ConstraintException:
-            result = self._connection.execute(_INSERT_NEW_ONLY).fetchall()
+            result = self._connection.execute(self._insert_new_only_sql).fetchall()
         return int(result[0][0]) if result else 0
 
     def close(self) -> None:

@@ -1,0 +1,72 @@
+"""`python -m tracegrade.spark score ...` (or `spark-submit` with this module's file)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from tracegrade.errors import TracegradeError
+
+app = typer.Typer(
+    name="tracegrade.spark",
+    help="Score the Parquet archive on Spark with tracegrade's SQL.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+@app.callback()
+def _group() -> None:
+    """Score the Parquet archive on Spark with tracegrade's SQL."""
+
+
+@app.command()
+def score(
+    archive: Annotated[str, typer.Option(help="The archive's root (a path or URL Spark reads).")],
+    out: Annotated[Path, typer.Option(help="Folder for scores.parquet and case_results.parquet.")],
+    run: Annotated[str | None, typer.Option(help="The eval run to score.")] = None,
+    since: Annotated[
+        str | None, typer.Option(help="Traffic: turns of the last 30m, 24h, 7d...")
+    ] = None,
+    sample: Annotated[
+        float | None,
+        typer.Option(min=0.0, max=1.0, help="Traffic: a share of turns, decided by trace id."),
+    ] = None,
+    config: Annotated[Path | None, typer.Option(help="Criteria file (default: the run's).")] = None,
+    partitions: Annotated[int, typer.Option(min=1, help="Tasks the traces are split over.")] = 16,
+    master: Annotated[
+        str | None, typer.Option(help="Spark master URL (default: spark-submit's, else local).")
+    ] = None,
+) -> None:
+    """Score an eval run (--run) or traffic (--since, --sample) from the archive."""
+    from pyspark.sql import SparkSession
+
+    from tracegrade.scoring import load_scoring_config
+    from tracegrade.scoring.selection import parse_since
+    from tracegrade.spark import SparkScoring, score_to
+
+    try:
+        scoring = SparkScoring(
+            run_id=run,
+            since=parse_since(since) if since is not None else None,
+            sample=sample,
+            config=load_scoring_config(config).raw if config else None,
+            partitions=partitions,
+        )
+        builder = SparkSession.builder.appName("tracegrade-score")
+        if master:
+            builder = builder.master(master)
+        spark = builder.config("spark.sql.session.timeZone", "UTC").getOrCreate()
+        written = score_to(spark, archive, scoring, out)
+    except TracegradeError as exc:
+        typer.echo(f"tracegrade.spark: {exc}", err=True)
+        raise typer.Exit(2) from None
+    typer.echo(json.dumps({"out": str(out), **written}))
+
+
+if __name__ == "__main__":
+    app()

@@ -1,0 +1,159 @@
+"""Moving committed spans from the hot DuckDB table into the Parquet archive.
+
+An archiving pass moves every trace whose spans all ended before the cutoff (now minus
+the retention), one batch per (day, hour) partition of the traces' first spans. Each
+batch is one zstd Parquet file sorted by trace id, written first under `_tmp/`, then
+recorded in `archive_manifest` in the same transaction that deletes its spans from the
+hot table, then published (see `archive_files`). A kill at any moment leaves each span in
+exactly one of the hot table and a committed file. DuckDB files never shrink: the freed
+blocks are reused by later spans, so retention caps the hot file's size rather than
+reducing it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+import time
+import uuid
+from dataclasses import dataclass
+
+import duckdb
+
+from tracegrade._resources import sql_files
+from tracegrade.store.archive_files import Recovery, fsync, publish, recover, tmp_dir
+from tracegrade.store.archive_location import ArchiveLocation, hot_spans, location, open_archive
+from tracegrade.store.rows import SPAN_COLUMNS
+
+# The raw columns `spans` stores, as the writer and the database filled them.
+ARCHIVED_COLUMNS = (*SPAN_COLUMNS, "ingested_at")
+_NS_PER_DAY = 86_400 * 10**9
+# Rows per Parquet row group: DuckDB's default; readers prune row groups by trace id.
+_ROW_GROUP = 122_880
+
+
+@dataclass(frozen=True)
+class ArchivePass:
+    """What one pass did: spans moved, files written, and what recovery found first."""
+
+    spans: int
+    files: int
+    recovery: Recovery
+
+
+def archive_database(
+    db: str | os.PathLike[str] | None,
+    root: str | os.PathLike[str],
+    *,
+    shard: str,
+    retain_days: float,
+) -> ArchivePass:
+    """`tracegrade archive`: one pass over a database no other process holds."""
+    from tracegrade.store.connection import connect
+
+    connection = connect(db)
+    try:
+        open_archive(connection, root, shard)
+        return archive_pass(connection, retain_days)
+    finally:
+        connection.close()
+
+
+def archive_pass(
+    connection: duckdb.DuckDBPyConnection,
+    retain_days: float,
+    *,
+    now_ns: int | None = None,
+    commit_lock: threading.Lock | None = None,
+) -> ArchivePass:
+    """Archive every trace that ended more than `retain_days` ago. `commit_lock`, when the
+    connection's database has a live writer, is held only around each batch's commit."""
+    where = location(connection)
+    if where is None:
+        raise ValueError("archive_pass needs the database's archive location set first")
+    recovery = recover(connection, where)
+    now = time.time_ns() if now_ns is None else now_ns
+    connection.execute("SET VARIABLE tg_archive_cutoff = ?", [now - int(retain_days * _NS_PER_DAY)])
+    connection.execute(_sql("01_candidates", hot_spans=hot_spans(connection)))
+    partitions = connection.execute(
+        "SELECT DISTINCT day, hour FROM archive_candidates ORDER BY day, hour"
+    ).fetchall()
+    moved = 0
+    for day, hour in partitions:
+        moved += _archive_batch(connection, where, day, hour, commit_lock)
+    connection.execute("DROP TABLE IF EXISTS archive_candidates")
+    return ArchivePass(spans=moved, files=len(partitions), recovery=recovery)
+
+
+def _archive_batch(
+    connection: duckdb.DuckDBPyConnection,
+    where: ArchiveLocation,
+    day: object,
+    hour: int,
+    commit_lock: threading.Lock | None,
+) -> int:
+    batch_id = uuid.uuid4().hex[:16]
+    connection.execute("SET VARIABLE tg_archive_day = ?", [day])
+    connection.execute("SET VARIABLE tg_archive_hour = ?", [hour])
+    columns = ", ".join(f"s.{c}" for c in ARCHIVED_COLUMNS)
+    connection.execute(_sql("02_batch", hot_spans=hot_spans(connection), columns=columns))
+    tmp_path = _write_tmp(connection, where, batch_id)
+    path = f"shard={where.shard}/day={day}/hour={hour}/{batch_id}.parquet"
+    with commit_lock or contextlib.nullcontext():
+        spans = _commit(connection, where, tmp_path, path, batch_id, (day, hour))
+    publish(where.root, tmp_path, path)
+    connection.execute("DROP TABLE archive_batch")
+    return int(spans)
+
+
+def _write_tmp(connection: duckdb.DuckDBPyConnection, where: ArchiveLocation, batch_id: str) -> str:
+    folder = tmp_dir(where)
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / f"{batch_id}.parquet"
+    connection.execute(
+        f"COPY (SELECT * FROM archive_batch ORDER BY trace_id, start_ns) "  # noqa: S608 — our path, quoted
+        f"TO '{_quoted(str(target))}' "
+        f"(FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE {_ROW_GROUP})"
+    )
+    fsync(target)
+    fsync(folder)
+    return str(target.relative_to(where.root))
+
+
+def _commit(
+    connection: duckdb.DuckDBPyConnection,
+    where: ArchiveLocation,
+    tmp_path: str,
+    path: str,
+    batch_id: str,
+    partition: tuple[object, int],
+) -> int:
+    """The manifest row and the hot spans' deletion, in one transaction."""
+    ((spans,),) = connection.execute("SELECT count(*) FROM archive_batch").fetchall()
+    size = (where.root / tmp_path).stat().st_size
+    connection.execute("BEGIN TRANSACTION")
+    try:
+        connection.execute(
+            "INSERT INTO archive_manifest (path, tmp_path, batch_id, day, hour, spans, bytes) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [path, tmp_path, batch_id, *partition, spans, size],
+        )
+        connection.execute(
+            f"DELETE FROM {hot_spans(connection)} WHERE (trace_id, span_id) IN "  # noqa: S608 — the catalog's name
+            "(SELECT trace_id, span_id FROM archive_batch)"
+        )
+        connection.execute("COMMIT")
+    except BaseException:
+        connection.execute("ROLLBACK")
+        raise
+    return int(spans)
+
+
+def _sql(stem: str, **names: str) -> str:
+    (path,) = [p for p in sql_files("archive") if p.stem == stem]
+    return path.read_text().format(**names)
+
+
+def _quoted(text: str) -> str:
+    return text.replace("'", "''")

@@ -1,0 +1,118 @@
+"""Where a database archives its spans, and reading the hot table and the archive as one.
+
+A database archives into one root folder under its own shard name (`archive_location`).
+Every file of every shard lies at `<root>/shard=<s>/day=<d>/hour=<h>/<batch>.parquet`, so
+one glob reads the whole archive, and Spark, Trino or DuckDB read it as a Hive-partitioned
+dataset; files being written wait under `<root>/_tmp/`, which those readers skip.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+
+from tracegrade._resources import sql_files
+from tracegrade.errors import ArchiveError
+
+_SHARD_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+FILES_GLOB = "shard=*/day=*/hour=*/*.parquet"
+
+
+@dataclass(frozen=True)
+class ArchiveLocation:
+    root: Path
+    shard: str
+
+    def files_glob(self) -> str:
+        return str(self.root / FILES_GLOB)
+
+    def has_files(self) -> bool:
+        return next(iter(self.root.glob(FILES_GLOB)), None) is not None
+
+
+def hot_spans(connection: duckdb.DuckDBPyConnection) -> str:
+    """The hot `spans` table by its full name, which a temporary `spans` view cannot shadow."""
+    ((name,),) = connection.execute("SELECT current_database()").fetchall()
+    return f'"{name}".main.spans'
+
+
+def location(connection: duckdb.DuckDBPyConnection) -> ArchiveLocation | None:
+    """The database's archive; None when it has none (or no such table: a bare connection)."""
+    exists = connection.execute(
+        "SELECT 1 FROM duckdb_tables() WHERE table_name = 'archive_location' "
+        "AND database_name = current_database() AND schema_name = 'main'"
+    ).fetchall()
+    if not exists:
+        return None
+    rows = connection.execute("SELECT root, shard FROM archive_location LIMIT 1").fetchall()
+    return ArchiveLocation(Path(rows[0][0]), rows[0][1]) if rows else None
+
+
+def set_location(
+    connection: duckdb.DuckDBPyConnection, root: str | os.PathLike[str], shard: str
+) -> ArchiveLocation:
+    """Record where this database archives; a database keeps one root and one shard name,
+    because its manifest's paths are relative to them."""
+    if not _SHARD_NAME.match(shard):
+        raise ArchiveError(
+            f"shard {shard!r}: use 1-64 letters, digits, '_', '-' or '.', starting with a "
+            "letter or digit"
+        )
+    wanted = ArchiveLocation(Path(root).expanduser().resolve(), shard)
+    current = location(connection)
+    if current is None:
+        connection.execute(
+            "INSERT INTO archive_location (root, shard) VALUES (?, ?)",
+            [str(wanted.root), wanted.shard],
+        )
+        return wanted
+    if current != wanted:
+        raise ArchiveError(
+            f"this database archives to {current.root} as shard '{current.shard}', not "
+            f"{wanted.root} as '{wanted.shard}': archive it there, or start a new database"
+        )
+    return current
+
+
+def layer_archive(connection: duckdb.DuckDBPyConnection) -> bool:
+    """Make `spans` (and so every view) read the hot table and the archive as one, for this
+    connection; False when the database has no archive yet or it holds no file.
+
+    The archive's folder is allowed first: user SQL runs with file access off (see
+    `readonly.lock_down`), and DuckDB's `allowed_directories` is what still lets the views
+    read (and the archiver write) there, and nowhere else."""
+    where = location(connection)
+    if where is None:
+        return False
+    _allow(connection, where)
+    if not where.has_files():
+        return False
+    (path,) = [p for p in sql_files("archive") if p.stem == "03_spans"]
+    sql = path.read_text().format(
+        hot_spans=hot_spans(connection), files=where.files_glob().replace("'", "''")
+    )
+    connection.execute(sql)
+    return True
+
+
+def open_archive(
+    connection: duckdb.DuckDBPyConnection, root: str | os.PathLike[str], shard: str
+) -> ArchiveLocation:
+    """Set (or check) the archive of the database and read it with the hot table."""
+    where = set_location(connection, root, shard)
+    layer_archive(connection)
+    return where
+
+
+def _allow(connection: duckdb.DuckDBPyConnection, where: ArchiveLocation) -> None:
+    ((locked, allowed),) = connection.execute(
+        "SELECT current_setting('lock_configuration'), current_setting('allowed_directories')"
+    ).fetchall()
+    folder = f"{where.root}/"
+    if locked or folder in (allowed or []):
+        return  # locked by `serve` after it allowed the folder (or the file is read raw)
+    connection.execute("SET allowed_directories = ?", [[*(allowed or []), folder]])
