@@ -38,6 +38,15 @@ def _archive(db: Path, root: Path, *extra: str) -> str:
     return result.output
 
 
+def _archived_and_twin(db: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """`db` archived whole, and a twin copy of it that keeps every span hot."""
+    twin = tmp_path / "twin.duckdb"
+    shutil.copy(db, twin)
+    _archive(db, tmp_path / "archive")
+    assert hot_count(db) == 0
+    return db, twin
+
+
 def _turns(db: Path) -> list[tuple[Any, ...]]:
     return _read(db, "SELECT * FROM turns ORDER BY ALL")
 
@@ -87,11 +96,7 @@ def _attrs(db: Path) -> list[tuple[Any, ...]]:
 
 
 def test_export_evalset_reads_the_archive(tmp_path: Path) -> None:
-    db = adk_traffic_db(tmp_path / "hot.duckdb")
-    twin = tmp_path / "twin.duckdb"
-    shutil.copy(db, twin)
-    _archive(db, tmp_path / "archive")
-    assert hot_count(db) == 0
+    db, twin = _archived_and_twin(adk_traffic_db(tmp_path / "hot.duckdb"), tmp_path)
     exported = [_exported(path, tmp_path / f"{path.stem}.evalset.json") for path in (db, twin)]
     assert exported[0] == exported[1]
     assert len(json.loads(exported[0])["eval_cases"]) == 3
@@ -125,11 +130,7 @@ def test_archive_keeps_the_retained_days_hot(tmp_path: Path) -> None:
 
 
 def test_score_and_report_read_the_archive(tmp_path: Path) -> None:
-    db = eval_runs_db(tmp_path / "hot.duckdb")
-    twin = tmp_path / "twin.duckdb"
-    shutil.copy(db, twin)
-    _archive(db, tmp_path / "archive")
-    assert hot_count(db) == 0
+    db, twin = _archived_and_twin(eval_runs_db(tmp_path / "hot.duckdb"), tmp_path)
 
     for path in (db, twin):
         result = runner.invoke(app, ["score", "--db", str(path), "--run", "20260101T000000-base"])
