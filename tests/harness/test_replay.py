@@ -10,6 +10,7 @@ import duckdb
 import pytest
 
 from tests.support.paths import DATA
+from tests.support.views import dict_rows
 from tracegrade.capture import BlockingSpanProcessor
 from tracegrade.errors import AgentLoadError
 from tracegrade.harness import RunOptions, RunResult, load_agent, run_eval
@@ -26,16 +27,10 @@ def _run(captured: BlockingSpanProcessor, **options: Any) -> RunResult:
     return result
 
 
-def _rows(connection: duckdb.DuckDBPyConnection, sql: str, *params: Any) -> list[dict[str, Any]]:
-    cursor = connection.execute(sql, list(params))
-    names = [d[0] for d in cursor.description]
-    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
-
-
 def _trajectories(
     connection: duckdb.DuckDBPyConnection, run_id: str
 ) -> dict[tuple[str, int, int], Any]:
-    rows = _rows(
+    rows = dict_rows(
         connection,
         """
         SELECT t.case_id, t.repeat, t.turn_index, t.is_error, t.final_text,
@@ -64,7 +59,7 @@ def test_turns_share_a_session_seeded_from_session_input(
     assert json.loads(first[0]["result"]) == {"cart": {"milk": 1, "apple": 2}}
     assert json.loads(second[0]["result"]) == {"cart": {"milk": 1, "apple": 2}, "owner": "ann"}
     assert final == "Your cart is ready."
-    sessions = _rows(
+    sessions = dict_rows(
         writer.connection,
         "SELECT DISTINCT session_id, user_id FROM turns WHERE case_id = 'two_turns_with_state'",
     )
@@ -93,7 +88,7 @@ def test_nothing_leaks_between_cases_in_any_order_or_concurrency(
 
 def test_repeats_are_kept_apart(captured: BlockingSpanProcessor, writer: SpanWriter) -> None:
     result = _run(captured, repeats=3, parallel=2)
-    rows = _rows(
+    rows = dict_rows(
         writer.connection,
         """
         SELECT repeat, count(*) AS turns, count(DISTINCT session_id) AS sessions
@@ -103,7 +98,7 @@ def test_repeats_are_kept_apart(captured: BlockingSpanProcessor, writer: SpanWri
         result.run_id,
     )
     assert rows == [{"repeat": r, "turns": 2, "sessions": 1} for r in range(3)]
-    sessions = _rows(
+    sessions = dict_rows(
         writer.connection,
         "SELECT count(DISTINCT session_id) AS n FROM turns WHERE run_id = ?",
         result.run_id,
@@ -116,7 +111,7 @@ def test_crashes_are_errors_and_the_run_goes_on(
     captured: BlockingSpanProcessor, writer: SpanWriter
 ) -> None:
     result = _run(captured)
-    rows = _rows(
+    rows = dict_rows(
         writer.connection,
         """
         SELECT case_id, turn_index, is_error, error_type, error_message
@@ -166,7 +161,7 @@ def test_the_run_and_its_expectations_are_recorded(
     captured: BlockingSpanProcessor, writer: SpanWriter
 ) -> None:
     result = _run(captured, repeats=2)
-    run = _rows(writer.connection, "SELECT * FROM eval_runs WHERE run_id = ?", result.run_id)[0]
+    run = dict_rows(writer.connection, "SELECT * FROM eval_runs WHERE run_id = ?", result.run_id)[0]
     assert run["agent"] == AGENT
     assert run["models"] == ["billing-model", "shop-model"]
     assert run["repeats"] == 2
@@ -176,7 +171,7 @@ def test_the_run_and_its_expectations_are_recorded(
     assert len(eval_sets[0]["sha256"]) == 64
     assert run["adk_version"].startswith("2.")
 
-    expected = _rows(
+    expected = dict_rows(
         writer.connection,
         """
         SELECT case_id, turn_index, seq, name, args FROM expected_tool_calls
@@ -193,7 +188,7 @@ def test_the_run_and_its_expectations_are_recorded(
     assert json.loads(expected[0]["args"]) == {"item": "pear", "quantity": 1.0}
     assert json.loads(expected[1]["args"]) == {"verbose": True}
     assert expected[3]["args"] is None  # no args given, which is not {}
-    texts = _rows(
+    texts = dict_rows(
         writer.connection,
         "SELECT user_text, final_text FROM expected_turns "
         "WHERE run_id = ? AND case_id = 'pear_only' ORDER BY turn_index",

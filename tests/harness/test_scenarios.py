@@ -13,6 +13,7 @@ import duckdb
 import pytest
 
 from tests.support.paths import DATA
+from tests.support.views import dict_rows
 from tracegrade.capture import BlockingSpanProcessor
 from tracegrade.errors import ConfigError, EvalSetError
 from tracegrade.harness import RunOptions, RunResult, plan_run, run_eval
@@ -44,14 +45,8 @@ def _run(captured: BlockingSpanProcessor, simulator: dict[str, Any], **options: 
     return result
 
 
-def _rows(connection: duckdb.DuckDBPyConnection, sql: str, *params: Any) -> list[dict[str, Any]]:
-    cursor = connection.execute(sql, list(params))
-    names = [d[0] for d in cursor.description]
-    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
-
-
 def _turns(connection: duckdb.DuckDBPyConnection, run_id: str) -> list[dict[str, Any]]:
-    return _rows(
+    return dict_rows(
         connection,
         "SELECT repeat, turn_index, user_text, final_text, total_tokens, is_error, error_message "
         "FROM turns WHERE run_id = ? ORDER BY repeat, turn_index",
@@ -60,7 +55,7 @@ def _turns(connection: duckdb.DuckDBPyConnection, run_id: str) -> list[dict[str,
 
 
 def _asks(connection: duckdb.DuckDBPyConnection, run_id: str) -> list[dict[str, Any]]:
-    return _rows(
+    return dict_rows(
         connection,
         "SELECT repeat, turn_index, status, user_text, llm_calls, input_tokens, output_tokens "
         "FROM simulator_calls WHERE run_id = ? ORDER BY repeat, turn_index",
@@ -159,7 +154,7 @@ def test_repeats_are_independent_conversations_and_play_again_the_same(
         2: ["Add two apples", "What is in my cart?"],
     }
     assert conversations(again.run_id) == conversations(first.run_id)
-    sessions = _rows(
+    sessions = dict_rows(
         writer.connection,
         "SELECT count(DISTINCT session_id) AS n FROM turns WHERE run_id = ?",
         first.run_id,
@@ -190,7 +185,7 @@ def test_static_and_scenario_cases_run_together(
 ) -> None:
     _, name = _user()
     result = _run(captured, {"model": name}, eval_sets=[str(SCENARIOS)])
-    rows = _rows(
+    rows = dict_rows(
         writer.connection,
         "SELECT case_id, count(*) AS turns FROM turns WHERE run_id = ? GROUP BY 1 ORDER BY 1",
         result.run_id,
