@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict
 from tracegrade.report import queries
 from tracegrade.report.explain import trajectory_reason
 from tracegrade.report.models import RunInfo, RunMetric, ScoringInfo, Totals
-from tracegrade.report.queries import ReportError, Row
+from tracegrade.report.queries import Row
 from tracegrade.report.summary import percentile, run_info, run_metrics, scoring_info, usd_sum
 from tracegrade.report.values import as_dict, as_float, as_int, as_list, as_str, num
 from tracegrade.store.reader import Reader, records
@@ -85,12 +85,7 @@ def build_overview(
     reader: Reader, scoring_id: str | None = None, run_id: str | None = None, worst: int = WORST
 ) -> RunOverview:
     """The overview of a scoring, chosen as `build_report` chooses it."""
-    scoring = queries.find_scoring(reader, scoring_id, run_id)
-    if scoring["run_id"] is None:
-        raise ReportError(
-            f"scoring '{scoring['scoring_id']}' scored traffic, not an eval run: "
-            "use the traffic report for it"
-        )
+    scoring = queries.find_run_scoring(reader, scoring_id, run_id, "the traffic report")
     info = scoring_info(scoring)
     sid, run = info.scoring_id, str(scoring["run_id"])
     counts = _counts(reader, sid)

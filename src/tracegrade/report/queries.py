@@ -55,6 +55,20 @@ def find_scoring(reader: Reader, scoring_id: str | None, run_id: str | None) -> 
     return rows[0]
 
 
+def find_run_scoring(
+    reader: Reader, scoring_id: str | None, run_id: str | None, instead: str | None = None
+) -> Row:
+    """`find_scoring`, refusing a scoring of traffic, which a run's report cannot show
+    (`instead`: what shows it)."""
+    scoring = find_scoring(reader, scoring_id, run_id)
+    if scoring["run_id"] is None:
+        hint = f": use {instead} for it" if instead else ""
+        raise ReportError(
+            f"scoring '{scoring['scoring_id']}' scored traffic, not an eval run{hint}"
+        )
+    return scoring
+
+
 def run_row(reader: Reader, run_id: str) -> Row:
     rows = records(
         reader,

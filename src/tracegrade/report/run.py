@@ -16,7 +16,7 @@ from tracegrade.report.models import (
     TurnReport,
     Verdict,
 )
-from tracegrade.report.queries import CaseKey, ReportError, Row
+from tracegrade.report.queries import CaseKey, Row
 from tracegrade.report.simulator import simulator_usage
 from tracegrade.report.summary import run_info, run_metrics, scoring_info, totals
 from tracegrade.report.values import as_dict, as_float, as_int, as_json, as_list, as_str
@@ -30,12 +30,7 @@ def build_report(
     reader: Reader, scoring_id: str | None = None, run_id: str | None = None
 ) -> RunReport:
     """The given scoring; else the latest scoring of `run_id`; else of the latest scored run."""
-    scoring = queries.find_scoring(reader, scoring_id, run_id)
-    if scoring["run_id"] is None:
-        raise ReportError(
-            f"scoring '{scoring['scoring_id']}' scored traffic, not an eval run: "
-            "use the traffic report for it"
-        )
+    scoring = queries.find_run_scoring(reader, scoring_id, run_id, "the traffic report")
     run_id = str(scoring["run_id"])
     info = scoring_info(scoring)
     gating = {c.metric for c in info.criteria}
@@ -70,9 +65,7 @@ def build_cases(reader: Reader, scoring_id: str, cases: list[CaseKey]) -> list[C
     """Only the given cases of a scoring, in full, as `build_report` shows them (in the
     order given): what the HTML pages show of a large run's worst cases without reading
     the rest."""
-    scoring = queries.find_scoring(reader, scoring_id, None)
-    if scoring["run_id"] is None:
-        raise ReportError(f"scoring '{scoring_id}' scored traffic, not an eval run")
+    scoring = queries.find_run_scoring(reader, scoring_id, None)
     gating = {c.metric for c in scoring_info(scoring).criteria}
     found = {
         (c.eval_set_id, c.case_id): c

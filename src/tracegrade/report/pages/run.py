@@ -16,7 +16,7 @@ from tracegrade.report.pages.cases import CaseView, case_view
 from tracegrade.report.pages.charts import Histogram, Trend, histograms, trends
 from tracegrade.report.pages.sql import rows
 from tracegrade.report.pages.turn import TurnView, turn_views
-from tracegrade.report.queries import ReportError, Row, find_scoring, run_row, score_rows
+from tracegrade.report.queries import Row, find_run_scoring, run_row, score_rows
 from tracegrade.report.run import build_cases
 from tracegrade.report.summary import run_info, run_metrics, scoring_info
 from tracegrade.report.values import as_dict, as_float, as_int, as_list
@@ -103,12 +103,7 @@ def build_run_page(
     `diff` (against a baseline) when given, and (`waterfalls`) the turn views of the worst
     turns and the slowest."""
     limits = limits or PageLimits()
-    scoring = find_scoring(reader, scoring_id, run_id)
-    if scoring["run_id"] is None:
-        raise ReportError(
-            f"scoring '{scoring['scoring_id']}' scored traffic, not an eval run: "
-            "use the traffic page for it"
-        )
+    scoring = find_run_scoring(reader, scoring_id, run_id, "the traffic page")
     info = scoring_info(scoring)
     run = run_info(run_row(reader, str(scoring["run_id"])))
     sid, rid = info.scoring_id, run.run_id
