@@ -32,6 +32,7 @@ from targets import (
     memory_kib,
     start_phoenix,
     start_tracegrade,
+    thread_cpu_seconds,
 )
 
 BATCH = 512
@@ -48,6 +49,8 @@ class Result:
     statuses: dict[int, int]
     load: str = ""
     """/proc/loadavg's 1-minute figure when the run ended (other jobs share the machine)."""
+    threads: dict[str, float] | None = None
+    """The server's CPU seconds by thread ("main" is the event loop), busiest first."""
 
     @property
     def rate(self) -> float:
@@ -65,7 +68,13 @@ class Result:
             f"peak RSS {self.peak_rss_mb:>7.1f} MB  lost {self.spans - self.stored:>6}  "
             f"429/503 {retried:>5}  ({self.stored}/{self.spans} stored in {self.seconds:.1f} s)"
             f"  load {self.load}"
+            + (f"\n{'':<22} CPU by thread, µs/span: {self._by_thread()}" if self.threads else "")
         )
+
+    def _by_thread(self) -> str:
+        shares = (f"{name} {seconds / max(self.stored, 1) * 1e6:.1f}"
+                  for name, seconds in (self.threads or {}).items() if seconds >= 0.01)  # fmt: skip
+        return ", ".join(shares)
 
 
 def measure(
@@ -73,14 +82,21 @@ def measure(
     *, honour_retry_after: bool = True, settle_s: float = 30.0,
 ) -> Result:  # fmt: skip
     pid, expected = target.process.pid, sum(per_body)
-    cpu_before = cpu_seconds(pid)
+    cpu_before, threads_before = cpu_seconds(pid), thread_cpu_seconds(pid)
     report = send_all(target.url, bodies, per_body, senders, honour_retry_after=honour_retry_after)
     _wait_for_count(target, expected, settle_s)
     seconds = time.time() - report.started_at
     return Result(
         name, expected, target.count(), seconds, cpu_seconds(pid) - cpu_before,
         memory_kib(pid, "VmHWM") / 1024, report.status_counts, _load(),
+        _by_thread(pid, threads_before, thread_cpu_seconds(pid)),
     )  # fmt: skip
+
+
+def _by_thread(pid: int, before: dict[int, float], after: dict[int, float]) -> dict[str, float]:
+    spent = {tid: seconds - before.get(tid, 0.0) for tid, seconds in after.items()}
+    busiest = sorted(spent, key=spent.__getitem__, reverse=True)
+    return {("main" if tid == pid else f"thread {tid}"): spent[tid] for tid in busiest}
 
 
 def _load() -> str:

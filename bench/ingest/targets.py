@@ -30,6 +30,19 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
 
 
+def thread_cpu_seconds(pid: int) -> dict[int, float]:
+    """utime + stime of each of the process's threads, by thread id (the main thread's is
+    the pid): where a server's CPU goes, thread by thread."""
+    seconds = {}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:  # the thread ended meanwhile
+            continue
+        seconds[int(task.name)] = (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+    return seconds
+
+
 def memory_kib(pid: int, key: str) -> int:
     """VmHWM (peak RSS) or VmRSS of the process, in KiB."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
