@@ -406,9 +406,16 @@ def main() -> None:
             (True, "trajectory (IN_ORDER)"),
             (False, "default metrics vs ADK's two"),
         ):
-            mine = _spawn("ours", n, trajectory_only)
-            theirs = _spawn("adk", n, trajectory_only) if n <= args.adk_max else None
-            _row(n, label, mine, theirs)
+            ratios = []
+            for _ in range(args.rounds):  # interleaved: both meet the same load
+                mine = _spawn("ours", n, trajectory_only)
+                theirs = _spawn("adk", n, trajectory_only) if n <= args.adk_max else None
+                _row(n, label, mine, theirs)
+                if theirs:
+                    ratios.append(_rate(mine) / _rate(theirs))
+            if len(ratios) > 1:
+                print(f"{'':9} median of {len(ratios)} rounds: {statistics.median(ratios):.1f}x "
+                      f"(load {_load()})")  # fmt: skip
 
 
 def validity(n: int, rounds: int) -> None:
@@ -436,9 +443,13 @@ def _rates(rates: list[float]) -> str:
     return "/".join(f"{r:.0f}" for r in rates)
 
 
+def _rate(result: dict[str, Any]) -> float:
+    return float(result["turns"] / result["seconds"])
+
+
 def _row(n: int, label: str, mine: dict[str, Any], theirs: dict[str, Any] | None) -> None:
-    ours_rate = mine["turns"] / mine["seconds"]
-    adk_rate = theirs["turns"] / theirs["seconds"] if theirs else None
+    ours_rate = _rate(mine)
+    adk_rate = _rate(theirs) if theirs else None
     ratio = f"{ours_rate / adk_rate:6.1f}x" if adk_rate else "      –"
     adk_text = f"{adk_rate:9.0f}" if adk_rate else "        –"
     adk_mem = f"{theirs['peak_rss_mb']:12.0f}" if theirs else "           –"
