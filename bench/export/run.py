@@ -139,7 +139,8 @@ def main() -> None:
     )
     parser.add_argument(
         "--rounds", type=int, default=1,
-        help="above 1: ADK's exporter and configure() only, interleaved, with their medians",
+        help="interleaved rounds of ADK's exporter and configure() (and --against's), with "
+        "medians; 1 without --against runs every mode once",
     )  # fmt: skip
     args = parser.parse_args()
     if args.child:

@@ -68,10 +68,10 @@ class Result:
             f"peak RSS {self.peak_rss_mb:>7.1f} MB  lost {self.spans - self.stored:>6}  "
             f"429/503 {retried:>5}  ({self.stored}/{self.spans} stored in {self.seconds:.1f} s)"
             f"  load {self.load}"
-            + (f"\n{'':<22} CPU by thread, µs/span: {self._by_thread()}" if self.threads else "")
+            + (f"\n{'':<22} CPU by thread, µs/span: {self._threads_line()}" if self.threads else "")
         )
 
-    def _by_thread(self) -> str:
+    def _threads_line(self) -> str:
         shares = (f"{name} {seconds / max(self.stored, 1) * 1e6:.1f}"
                   for name, seconds in (self.threads or {}).items() if seconds >= 0.01)  # fmt: skip
         return ", ".join(shares)
@@ -89,11 +89,11 @@ def measure(
     return Result(
         name, expected, target.count(), seconds, cpu_seconds(pid) - cpu_before,
         memory_kib(pid, "VmHWM") / 1024, report.status_counts, _load(),
-        _by_thread(pid, threads_before, thread_cpu_seconds(pid)),
+        _cpu_by_thread(pid, threads_before, thread_cpu_seconds(pid)),
     )  # fmt: skip
 
 
-def _by_thread(pid: int, before: dict[int, float], after: dict[int, float]) -> dict[str, float]:
+def _cpu_by_thread(pid: int, before: dict[int, float], after: dict[int, float]) -> dict[str, float]:
     spent = {tid: seconds - before.get(tid, 0.0) for tid, seconds in after.items()}
     busiest = sorted(spent, key=spent.__getitem__, reverse=True)
     return {("main" if tid == pid else f"thread {tid}"): spent[tid] for tid in busiest}
