@@ -24,6 +24,8 @@ from pathlib import Path
 
 import duckdb
 
+from tracegrade.store import connect
+
 ROOT = Path(__file__).resolve().parents[2]
 TRACEGRADE = str(Path(sys.executable).with_name("tracegrade"))
 EXAMPLE = "examples/home_automation"
@@ -39,14 +41,17 @@ _KEEP = (
     "parent_span_id, name, kind, start_ns, end_ns, status_code, status_message, "
     "service_name, scope_name, scope_version"
 )
+# `attrs` is derived from the new attributes as the span writer derives it (tg_span_attrs).
 COPY = f"""
 CREATE TEMP TABLE originals AS SELECT * FROM spans;
 INSERT INTO spans
-SELECT substr(md5(trace_id || k), 1, 32), span_id, {_KEEP}, {_NEW_CASE}, {_REST}
+SELECT substr(md5(trace_id || k), 1, 32), span_id, {_KEEP}, {_NEW_CASE}, {_REST},
+    tg_span_attrs({_NEW_CASE})
 FROM originals, range(1, $copies + 1) r(k)
 WHERE trace_id IN (SELECT trace_id FROM originals WHERE name = 'tracegrade.eval_turn');
 INSERT INTO spans
-SELECT trace_id, substr(md5(span_id || k), 1, 16), {_KEEP}, {_NEW_CASE}, {_REST}
+SELECT trace_id, substr(md5(span_id || k), 1, 16), {_KEEP}, {_NEW_CASE}, {_REST},
+    tg_span_attrs({_NEW_CASE})
 FROM originals, range(1, $copies + 1) r(k)
 WHERE name = 'tracegrade.eval_case';
 """  # noqa: S608 — constant column lists, no input
@@ -75,7 +80,7 @@ def _example(db: Path) -> None:
 
 def _grow(db: Path, turns: int) -> int:
     """Copies of the example's turns until the run has `turns`; how many copies."""
-    connection = duckdb.connect(str(db))
+    connection = connect(db)  # with the macros the copy uses
     try:
         (have,) = connection.execute(
             "SELECT count(*) FROM spans WHERE name = 'tracegrade.eval_turn'"
