@@ -36,9 +36,11 @@ def prepare(workdir: Path, turns: int) -> dict[str, Any]:
     from tracegrade.harness import RunOptions, run_eval
 
     source = json.loads((EXAMPLE / "home.evalset.json").read_text())
+    # The example's scenario case has no conversation to replay: ADK's simulator drives it.
+    static = [case for case in source["eval_cases"] if case.get("conversation")]
     cases, count = [], 0
     while count < turns:
-        for case in source["eval_cases"]:
+        for case in static:
             cases.append({**case, "eval_id": f"{case['eval_id']}-{len(cases)}"})
             count += len(case["conversation"])
     evalset = workdir / "bench.evalset.json"
