@@ -192,7 +192,10 @@ def main() -> None:
         "--against",
         help="another build's `tracegrade` (e.g. main's): run both, interleaved, --rounds times",
     )
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--rounds", type=int, default=1,
+        help="interleaved rounds: tracegrade and Phoenix (or --against), with medians",
+    )  # fmt: skip
     parser.add_argument(
         "--shape",
         choices=SHAPES,
@@ -211,6 +214,9 @@ def main() -> None:
 
     if args.against:
         compare(args, bodies, per_body)
+    elif args.rounds > 1 and not args.no_phoenix:
+        against_phoenix(args, bodies, per_body)
+        return
     ours = run_tracegrade(args, bodies, per_body)
     print(ours.line())
     flood = (
@@ -233,6 +239,27 @@ def main() -> None:
             f"\ntracegrade / phoenix: {ours.rate / theirs.rate:.1f}x the spans/s, "
             f"{theirs.cpu_us_per_span / ours.cpu_us_per_span:.1f}x less CPU per span"
         )
+
+
+def against_phoenix(args: argparse.Namespace, bodies: list[bytes], per_body: list[int]) -> None:
+    """tracegrade and Phoenix alternately, --rounds times, then the medians' ratios."""
+    count = -(-min(args.phoenix_spans, args.spans) // BATCH)
+    ours: list[Result] = []
+    theirs: list[Result] = []
+    for _ in range(args.rounds):
+        ours.append(run_tracegrade(args, bodies, per_body))
+        print(ours[-1].line(), flush=True)
+        phoenix = run_phoenix(args, bodies[:count], per_body[:count])
+        if phoenix is None:
+            return
+        theirs.append(phoenix)
+        print(phoenix.line(), flush=True)
+    rate = statistics.median(r.rate for r in ours) / statistics.median(r.rate for r in theirs)
+    cpu = statistics.median(r.cpu_us_per_span for r in theirs) / statistics.median(
+        r.cpu_us_per_span for r in ours
+    )
+    print(f"\ntracegrade / phoenix (medians of {args.rounds}): {rate:.1f}x the spans/s, "
+          f"{cpu:.1f}x less CPU per span")  # fmt: skip
 
 
 def compare(args: argparse.Namespace, bodies: list[bytes], per_body: list[int]) -> None:
