@@ -71,10 +71,12 @@ class Result:
             + (f"\n{'':<22} CPU by thread, µs/span: {self._threads_line()}" if self.threads else "")
         )
 
-    def _threads_line(self) -> str:
-        shares = (f"{name} {seconds / max(self.stored, 1) * 1e6:.1f}"
-                  for name, seconds in (self.threads or {}).items() if seconds >= 0.01)  # fmt: skip
-        return ", ".join(shares)
+    def _threads_line(self, shown: int = 5) -> str:
+        busy = {name: seconds for name, seconds in (self.threads or {}).items() if seconds >= 0.01}
+        per_span = [(name, seconds / max(self.stored, 1) * 1e6) for name, seconds in busy.items()]
+        rest = sum(us for _, us in per_span[shown:])
+        shares = [f"{name} {us:.1f}" for name, us in per_span[:shown]]
+        return ", ".join(shares + ([f"{len(per_span) - shown} others {rest:.1f}"] if rest else []))
 
 
 def measure(
