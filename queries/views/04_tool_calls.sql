@@ -71,20 +71,10 @@ with_response AS (
 ),
 recorded AS (
     -- Eval runs record each agent's tool definitions on the run's span ({agent: [...]}),
-    -- for spans that lack them. The run id from `attrs` where the writer stored it: the
-    -- JSON read only for spans without, as a `coalesce` would read every turn's attributes
-    -- (~0.6 s CPU a scan at 1.16M ADK spans).
+    -- for spans that lack them (the turns' run ids: tg_run_ids).
     SELECT turn.trace_id, turn.span_id AS turn_span_id,
            run.attributes->>'tracegrade.tool_definitions' AS run_definitions
-    FROM (
-        SELECT trace_id, span_id, attrs."tracegrade.run_id" AS run_id
-        FROM spans
-        WHERE scope_name = 'tracegrade' AND name = 'tracegrade.eval_turn' AND attrs IS NOT NULL
-        UNION ALL
-        SELECT trace_id, span_id, attributes->>'tracegrade.run_id'
-        FROM spans
-        WHERE scope_name = 'tracegrade' AND name = 'tracegrade.eval_turn' AND attrs IS NULL
-    ) turn
+    FROM tg_run_ids('spans', 'tracegrade.eval_turn') turn
     JOIN spans run
       ON run.scope_name = 'tracegrade' AND run.name = 'tracegrade.eval_run'
      AND coalesce(run.attrs."tracegrade.run_id", run.attributes->>'tracegrade.run_id') = turn.run_id

@@ -17,19 +17,10 @@
 --   trace_id             the trace holding the run and case spans
 CREATE OR REPLACE VIEW eval_runs AS
 WITH cases AS (
-    -- The run id from `attrs` where the writer stored it, the JSON only for spans without:
-    -- the cases are spread over the file, and reading their attributes reads the whole
-    -- column (~0.6 s CPU at 1.16M ADK spans, for every `tracegrade score`).
+    -- tg_run_ids: the cases' attributes are read only where the writer stored no `attrs`
+    -- (every `tracegrade score` reads this view).
     SELECT run_id, count(*) AS cases
-    FROM (
-        SELECT attrs."tracegrade.run_id" AS run_id
-        FROM spans
-        WHERE scope_name = 'tracegrade' AND name = 'tracegrade.eval_case' AND attrs IS NOT NULL
-        UNION ALL
-        SELECT attributes->>'tracegrade.run_id'
-        FROM spans
-        WHERE scope_name = 'tracegrade' AND name = 'tracegrade.eval_case' AND attrs IS NULL
-    )
+    FROM tg_run_ids('spans', 'tracegrade.eval_case')
     GROUP BY ALL
 )
 SELECT
