@@ -20,6 +20,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -246,39 +247,53 @@ def main() -> None:
 def against_phoenix(args: argparse.Namespace, bodies: list[bytes], per_body: list[int]) -> None:
     """tracegrade and Phoenix alternately, --rounds times, then the medians' ratios."""
     count = -(-min(args.phoenix_spans, args.spans) // BATCH)
-    ours: list[Result] = []
-    theirs: list[Result] = []
-    for _ in range(args.rounds):
-        ours.append(run_tracegrade(args, bodies, per_body))
-        print(ours[-1].line(), flush=True)
-        phoenix = run_phoenix(args, bodies[:count], per_body[:count])
-        if phoenix is None:
-            return
-        theirs.append(phoenix)
-        print(phoenix.line(), flush=True)
-    rate = statistics.median(r.rate for r in ours) / statistics.median(r.rate for r in theirs)
-    cpu = statistics.median(r.cpu_us_per_span for r in theirs) / statistics.median(
-        r.cpu_us_per_span for r in ours
+    runs = _alternately(
+        args.rounds,
+        lambda: run_tracegrade(args, bodies, per_body),
+        lambda: run_phoenix(args, bodies[:count], per_body[:count]),
     )
-    print(f"\ntracegrade / phoenix (medians of {args.rounds}): {rate:.1f}x the spans/s, "
-          f"{cpu:.1f}x less CPU per span")  # fmt: skip
+    if runs:
+        rate, cpu = _median_ratios(*runs)
+        print(f"\ntracegrade / phoenix (medians of {args.rounds}): {rate:.1f}x the spans/s, "
+              f"{1 / cpu:.1f}x less CPU per span")  # fmt: skip
 
 
 def compare(args: argparse.Namespace, bodies: list[bytes], per_body: list[int]) -> None:
     """This build and another, alternately, so both meet the same load from other jobs."""
-    runs: dict[str, list[Result]] = {"this build": [], "against": []}
-    for _ in range(args.rounds):
-        for label, command in (("this build", None), ("against", args.against)):
-            result = run_tracegrade(args, bodies, per_body, command, label)
-            runs[label].append(result)
+    runs = _alternately(
+        args.rounds,
+        lambda: run_tracegrade(args, bodies, per_body, None, "this build"),
+        lambda: run_tracegrade(args, bodies, per_body, args.against, "against"),
+    )
+    if runs:
+        rate, cpu = _median_ratios(*runs)
+        print(f"\nthis build / {args.against} (medians of {args.rounds}): "
+              f"{rate:.2f}x the spans/s, {cpu:.2f}x the CPU per span\n")  # fmt: skip
+
+
+def _alternately(
+    rounds: int, first: Callable[[], Result | None], second: Callable[[], Result | None]
+) -> tuple[list[Result], list[Result]] | None:
+    """`first` then `second`, `rounds` times, each line printed as it comes, so both meet
+    the same load from other jobs; None if one could not run."""
+    runs: tuple[list[Result], list[Result]] = ([], [])
+    for _ in range(rounds):
+        for results, run in zip(runs, (first, second), strict=True):
+            result = run()
+            if result is None:
+                return None
+            results.append(result)
             print(result.line(), flush=True)
-    ours, theirs = runs["this build"], runs["against"]
+    return runs
+
+
+def _median_ratios(ours: list[Result], theirs: list[Result]) -> tuple[float, float]:
+    """Ours over theirs: the median spans/s, and the median CPU a span."""
     rate = statistics.median(r.rate for r in ours) / statistics.median(r.rate for r in theirs)
     cpu = statistics.median(r.cpu_us_per_span for r in ours) / statistics.median(
         r.cpu_us_per_span for r in theirs
     )
-    print(f"\nthis build / {args.against} (medians of {args.rounds}): "
-          f"{rate:.2f}x the spans/s, {cpu:.2f}x the CPU per span\n")  # fmt: skip
+    return rate, cpu
 
 
 if __name__ == "__main__":
