@@ -25,7 +25,8 @@ RULES = "--host-resolver-rules=MAP evil.example 127.0.0.1, MAP rebind.example 12
 # Chromium's Private Network Access stops the rebinding page (fetched from a "public" name)
 # from reading loopback; Firefox and Safari have no such check, so serve must not rely on it.
 NO_PNA = "--disable-features=LocalNetworkAccessChecks,BlockInsecurePrivateNetworkRequests"
-FORM_FIELD = '{"where": "true", "x": "'  # with the value `"}` the body is JSON
+# With the value `"}`, the form's body is `{"where": "1 = 1 --="}`: JSON, one condition.
+FORM_FIELD = '{"where": "1 = 1 --'
 ATTACK = """<!doctype html><html><body>
 <form id="score" method="post" enctype="text/plain" action="{target}/v1/score">
 <input name='{field}' value='"}}'></form>
