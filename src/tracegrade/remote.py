@@ -104,8 +104,9 @@ def find_server(db: str | os.PathLike[str], timeout_s: float = 2.0) -> ServerInf
         health = _request(f"{info.url}/health", None, None, timeout_s)
     except RemoteError:
         return None
-    # A recycled pid could belong to another server: it must be serving this very file.
-    if health.get("db") != str(Path(db).expanduser().resolve()):
+    # A recycled pid could belong to another process, and another server could answer at
+    # the URL: the server answering must be the process that wrote the sidecar.
+    if health.get("pid") != info.pid:
         return None
     return info
 

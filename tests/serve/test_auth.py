@@ -21,7 +21,7 @@ from tracegrade.server.config import ServeConfig
 
 from .helpers import JSON, PROTOBUF, TRACEGRADE, Server, free_port, protobuf, request, start_server
 
-TOKEN = "s3cret-token"
+TOKEN = "s3cret-token-for-tests"
 
 
 @pytest.fixture(scope="module")
@@ -78,6 +78,45 @@ def test_health_is_open_and_the_token_never_leaves_the_server(guarded: Server) -
     assert TOKEN not in guarded.stderr()
 
 
+def test_the_database_path_is_for_holders_of_the_token(guarded: Server) -> None:
+    assert "db" not in guarded.health().json()
+    with_token = request(guarded.port, "GET", "/health", None, guarded.auth, 10).json()
+    assert with_token["db"] == str(guarded.db.resolve())
+
+
+def test_with_a_token_any_host_is_answered(guarded: Server) -> None:
+    """The token admits: a Collector may reach serve by a name it was never told of."""
+    sql = json.dumps({"sql": "SELECT 1"}).encode()
+    headers = {**JSON, **guarded.auth, "host": f"tracegrade:{guarded.port}"}
+    assert request(guarded.port, "POST", "/v1/sql", sql, headers, 10).status == 200
+
+
+@pytest.mark.parametrize(
+    ("token", "problem"),
+    [
+        ("x", "has 1 characters"),
+        ("fifteen-chars!!", "has 15 characters"),
+        ("   ", "is blank"),
+        ("sixteen chars ok", "holds a space"),
+        ("\tsixteen-chars-ok", "holds a space"),
+    ],
+)
+def test_a_token_no_client_can_send_or_anyone_could_guess_is_refused_at_start(
+    workdir: Path, token: str, problem: str
+) -> None:
+    env = {**os.environ, "TRACEGRADE_TOKEN": token}
+    db = workdir / "guarded.duckdb"
+    done = subprocess.run(
+        [TRACEGRADE, "serve", "--db", str(db), "--port", str(free_port()), "--grpc-port", "0"],
+        capture_output=True, text=True, env=env, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith(f"tracegrade: the token (TRACEGRADE_TOKEN or --token) {problem}")
+    assert done.stderr.count("\n") == 1
+    assert "openssl rand -hex 32" in done.stderr
+    assert not db.exists()
+
+
 def test_an_empty_token_variable_means_no_auth(server: Server) -> None:
     """The shared server runs on loopback with TRACEGRADE_TOKEN="": no auth, so whatever
     a client sends as a token is ignored."""
@@ -87,7 +126,8 @@ def test_an_empty_token_variable_means_no_auth(server: Server) -> None:
         server.post("/v1/traces", protobuf(adk_like_spans(1, seed=63)), placeholder).status == 200
     )
     assert (
-        server.post("/v1/sql", b'{"sql": "SELECT 1"}', {"authorization": "Bearer x"}).status == 200
+        server.post("/v1/sql", b'{"sql": "SELECT 1"}', {**JSON, "authorization": "Bearer x"}).status
+        == 200
     )
 
 
@@ -116,7 +156,7 @@ def test_a_reachable_address_without_a_token_is_refused(workdir: Path, token: st
         ("127.0.0.1", None, False, True),
         ("::1", None, False, True),
         ("localhost", None, False, True),
-        ("0.0.0.0", "t", False, True),
+        ("0.0.0.0", "a-token-of-sixteen", False, True),
         ("0.0.0.0", None, True, True),
         ("0.0.0.0", None, False, False),
         ("::", "", False, False),

@@ -304,14 +304,20 @@ def raw_exchange(server: Server, data: bytes, shutdown: bool = True) -> bytes:
         return received
 
 
-POST_PROTOBUF = b"POST /v1/traces HTTP/1.1\r\nhost: x\r\ncontent-type: application/x-protobuf\r\n"
+POST_PROTOBUF = (
+    b"POST /v1/traces HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/x-protobuf\r\n"
+)
 
 
 @pytest.mark.parametrize(
     ("what", "data", "status"),
     [
         ("garbage", b"\x16\x03\x01\x02\x00hello\r\n\r\n", b"400"),
-        ("huge header", b"POST /v1/traces HTTP/1.1\r\nhost: x\r\nx: " + b"a" * 100_000, b"431"),
+        (
+            "huge header",
+            b"POST /v1/traces HTTP/1.1\r\nhost: 127.0.0.1\r\nx: " + b"a" * 100_000,
+            b"431",
+        ),
         (
             "body cut short",
             POST_PROTOBUF + b"content-length: 1000\r\n\r\nabc",
@@ -332,9 +338,21 @@ def test_broken_http(small_server: Server, what: str, data: bytes, status: bytes
     assert answer.startswith(b"HTTP/1.1 " + status), (what, answer[:200])
 
 
+def test_a_head_over_64_kib_gets_431_however_it_arrives(small_server: Server) -> None:
+    """h11 bounds only a head still incomplete; these arrive whole, in a read or two."""
+
+    def head(size: int) -> bytes:
+        start = b"GET /health HTTP/1.1\r\nhost: 127.0.0.1\r\nx-pad: "
+        return start + b"a" * (size - len(start) - 4) + b"\r\n\r\n"
+
+    assert raw_exchange(small_server, head(100_000)).startswith(b"HTTP/1.1 431 ")
+    assert raw_exchange(small_server, head(64 * 1024 + 1)).startswith(b"HTTP/1.1 431 ")
+    assert raw_exchange(small_server, head(64 * 1024)).startswith(b"HTTP/1.1 200 ")
+
+
 def test_a_silent_client_does_not_block_others(small_server: Server) -> None:
     with socket.create_connection(("127.0.0.1", small_server.port), timeout=10) as idle:
-        idle.sendall(b"POST /v1/traces HTTP/1.1\r\nhost: x\r\ncontent-length: 100\r\n")
+        idle.sendall(b"POST /v1/traces HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-length: 100\r\n")
         assert small_server.health().status == 200
 
 

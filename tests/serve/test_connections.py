@@ -32,12 +32,12 @@ def _link(fd: Path) -> str:
 
 def test_head_is_answered_like_get_without_a_body(server: Server) -> None:
     with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
-        sock.sendall(b"HEAD /health HTTP/1.1\r\nhost: x\r\n\r\n")
+        sock.sendall(b"HEAD /health HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n")
         answer = _read_head(sock)
         assert answer.startswith(b"HTTP/1.1 200 "), answer
         assert b"content-length: " in answer.lower()
         # No body follows: the same connection answers the next request at once.
-        sock.sendall(b"HEAD /health HTTP/1.1\r\nhost: x\r\n\r\n")
+        sock.sendall(b"HEAD /health HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n")
         assert _read_head(sock).startswith(b"HTTP/1.1 200 ")
     refused = request(server.port, "HEAD", "/v1/traces", None, {}, 5)
     assert (refused.status, refused.headers["allow"]) == (405, "POST")
@@ -46,7 +46,7 @@ def test_head_is_answered_like_get_without_a_body(server: Server) -> None:
 def test_a_trickling_head_is_cut_at_its_deadline(server: Server) -> None:
     """A byte every half second keeps a connection active, but the head must be whole
     within 10 s of its first byte (the idle timeout is 120 s)."""
-    head = b"POST /v1/traces HTTP/1.1\r\nhost: x\r\nx-slow: " + b"a" * 80  # 60 s of bytes
+    head = b"POST /v1/traces HTTP/1.1\r\nhost: 127.0.0.1\r\nx-slow: " + b"a" * 80  # 60 s of bytes
     started = time.monotonic()
     with socket.create_connection(("127.0.0.1", server.port), timeout=5) as sock:
         for byte in head:
@@ -89,7 +89,7 @@ def test_idle_connections_past_the_cap_do_not_stop_ingest_or_health(capped: Serv
         for i in range(10 * MAX_CONNECTIONS):
             sock = socket.create_connection(("127.0.0.1", capped.port), timeout=10)
             if i % 3 == 0:
-                sock.sendall(b"POST /v1/traces HTTP/1.1\r\nhost: x\r\n")
+                sock.sendall(b"POST /v1/traces HTTP/1.1\r\nhost: 127.0.0.1\r\n")
             idle.append(sock)
         assert capped.health().status == 200
         body = protobuf(adk_like_spans(2, seed=301))
@@ -104,7 +104,7 @@ def test_idle_connections_past_the_cap_do_not_stop_ingest_or_health(capped: Serv
 def test_a_refused_request_waiting_for_100_continue_is_answered_at_once(server: Server) -> None:
     """Refused from its head (not OTLP): no 100 Continue, the answer, and the connection closed."""
     head = (
-        b"POST /v1/traces HTTP/1.1\r\nhost: x\r\ncontent-type: text/plain\r\n"
+        b"POST /v1/traces HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: text/plain\r\n"
         b"content-length: 1000000\r\nexpect: 100-continue\r\n\r\n"
     )
     with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:

@@ -117,7 +117,7 @@ def test_a_stopped_scoring_stops_its_judges_and_keeps_what_was_paid_for(
         body = _request("HANGING")
         with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
             sock.sendall(
-                b"POST /v1/score HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+                b"POST /v1/score HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n"
                 + f"content-length: {len(body)}\r\n\r\n".encode()
                 + body
             )

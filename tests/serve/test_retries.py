@@ -35,7 +35,7 @@ def test_resent_after_the_client_timed_out(server: Server) -> None:
     spans = adk_like_spans(1500, seed=21)
     body = protobuf(spans)
     head = (
-        f"POST /v1/traces HTTP/1.1\r\nhost: x\r\ncontent-type: application/x-protobuf\r\n"
+        f"POST /v1/traces HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/x-protobuf\r\n"
         f"content-length: {len(body)}\r\n\r\n"
     ).encode()
     with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:

@@ -85,7 +85,7 @@ def test_a_client_going_away_cancels_its_scoring(scorer: Server) -> None:
     body = json.dumps(ENDLESS).encode()
     with socket.create_connection(("127.0.0.1", scorer.port), timeout=10) as sock:
         sock.sendall(
-            b"POST /v1/score HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+            b"POST /v1/score HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n"
             + f"content-length: {len(body)}\r\n\r\n".encode()
             + body
         )

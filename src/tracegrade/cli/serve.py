@@ -39,8 +39,9 @@ def serve_command(
         str | None,
         typer.Option(
             envvar=TOKEN_ENV,
-            help=f"Bearer token every request must carry (not /health). Prefer ${TOKEN_ENV}: "
-            "an option shows in `ps`. Empty or unset: no auth, which only loopback allows.",
+            help=f"Bearer token every request must carry (not /health), 16 characters or more. "
+            f"Prefer ${TOKEN_ENV}: an option shows in `ps`. Empty or unset: no auth, which "
+            "only loopback allows.",
             show_default=False,
         ),
     ] = None,
@@ -51,6 +52,15 @@ def serve_command(
             help="Serve without a token on an address other machines can reach.",
         ),
     ] = False,
+    allowed_host: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Without a token, a name clients reach this server by (the Host header), "
+            "besides IP addresses, localhost and --host; repeat for more. Other names get "
+            "421, which keeps DNS-rebinding web pages out.",
+            show_default=False,
+        ),
+    ] = None,
     max_body_mb: Annotated[
         int,
         typer.Option(min=1, help="Largest request body in MiB, compressed and decompressed."),
@@ -123,6 +133,7 @@ def serve_command(
         grpc_port=grpc_port,
         token=token or None,
         allow_unauthenticated=allow_unauthenticated,
+        allowed_hosts=tuple(allowed_host or ()),
         max_body_bytes=max_body_mb * MIB,
         max_queued_spans=max_queued_spans,
         memory_mb=memory_mb,

@@ -40,6 +40,7 @@ class ServeError(TracegradeError):
 
 def serve(config: ServeConfig) -> None:
     """Serve until SIGTERM or SIGINT, then finish in-flight requests, flush, close, return."""
+    check_token(config.auth_token)
     check_exposure(config)
     budget = MemoryBudget(config.memory_mb * MIB)
     writer = SpanWriter.open(config.db)
@@ -75,6 +76,24 @@ def check_exposure(config: ServeConfig) -> None:
         "could write spans, query them and score. Set TRACEGRADE_TOKEN (the Collector sends it "
         "as a bearer token), or pass --allow-unauthenticated on a network you trust"
     )
+
+
+MIN_TOKEN_LENGTH = 16
+_TOKEN = "the token (TRACEGRADE_TOKEN or --token)"
+
+
+def check_token(token: str | None) -> None:
+    """A token a client can send and nobody guesses: a blank one (or one with a space)
+    could never match an `Authorization` header, whose value loses its outer spaces."""
+    if token is None:
+        return
+    fix = f"use {MIN_TOKEN_LENGTH} or more letters, digits or punctuation (`openssl rand -hex 32`)"
+    if not token.strip():
+        raise ServeError(f"{_TOKEN} is blank: unset it to serve without auth, or {fix}")
+    if not all("!" <= char <= "~" for char in token):
+        raise ServeError(f"{_TOKEN} holds a space or a character a header cannot carry: {fix}")
+    if len(token) < MIN_TOKEN_LENGTH:
+        raise ServeError(f"{_TOKEN} has {len(token)} characters, too few: {fix}")
 
 
 def _configure(

@@ -1,11 +1,11 @@
 """Every HTTP route as one plain ASGI application, which uvicorn serves (protocol.py).
 
-A request is judged on its head first (route, method, token, content type, declared size,
-overload) and refused there without its body being read: uvicorn sends `100 Continue`
-only when the application first asks for the body, so a refused client that waits for
-it never sends the body at all. An admitted request's body is read in the chunks uvicorn
-hands over, against its size limit, the in-flight byte budget shared by every request,
-and a deadline; the handler then gets it whole.
+A request is judged on its head first (Host and Origin, route, method, token, content
+type, declared size, overload) and refused there without its body being read: uvicorn
+sends `100 Continue` only when the application first asks for the body, so a refused
+client that waits for it never sends the body at all. An admitted request's body is read
+in the chunks uvicorn hands over, against its size limit, the in-flight byte budget
+shared by every request, and a deadline; the handler then gets it whole.
 """
 
 from __future__ import annotations
@@ -139,4 +139,5 @@ def _head(scope: Scope) -> RequestHead:
     headers = {name.decode("latin-1"): value.decode("latin-1") for name, value in scope["headers"]}
     raw_path = (scope.get("raw_path") or scope["path"].encode()).decode("latin-1")
     query = scope.get("query_string", b"").decode("latin-1")
-    return RequestHead(scope["method"], scope["path"], headers, raw_path, query)
+    scheme = scope.get("scheme", "http")
+    return RequestHead(scope["method"], scope["path"], headers, raw_path, query, scheme)

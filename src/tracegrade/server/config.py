@@ -40,6 +40,9 @@ class ServeConfig:
     """Bearer token required on every request but /health; None or "" turns auth off."""
     allow_unauthenticated: bool = False
     """Serve without a token on an address other hosts can reach (refused otherwise)."""
+    allowed_hosts: tuple[str, ...] = ()
+    """Host names answered without a token besides IP addresses, localhost and the bound
+    name (crosssite.py): the names clients use to reach this server."""
     max_body_bytes: int = DEFAULT_MAX_BODY_MB * MIB
     """Largest request body, compressed and again after decompression (413 above it)."""
     max_spans_per_request: int = 65_536

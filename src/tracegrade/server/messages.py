@@ -18,6 +18,7 @@ class RequestHead:
     raw_path: str = ""
     """The path as sent, still percent-encoded: `/` inside an id stays `%2F`."""
     query: str = ""
+    scheme: str = "http"
 
     def header(self, name: str) -> str:
         return self.headers.get(name, "")

@@ -11,7 +11,9 @@ other machines reach must close, so this subclass adds:
   finished one) and for each request head, counted from its first byte: a client that
   trickles a byte now and then (slowloris) cannot hold a connection by staying active;
 - 431 for a head over the size limit, and 400 for a body cut short by the client closing
-  (uvicorn answers neither);
+  (uvicorn answers neither). h11's own limit (`max_incomplete_event_size`) bounds only a
+  head still incomplete: one that arrives whole in a single read, as a 100 KB head over
+  loopback does, is parsed whatever its size. `_HeadLimitedConnection` bounds both;
 - a body refused from the head is read and dropped for `linger_s` at most: the client
   sees the answer, not a reset while it still writes, and the connection is then closed.
 
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -41,8 +44,37 @@ class ConnectionLimits:
     linger_s: float = 2.0
 
 
+# Where h11 ends a head: a blank line, CRLF or bare LF (h11/_receivebuffer.py).
+_BLANK_LINE = re.compile(rb"\n\r?\n")
+
+
+class _HeadLimitedConnection(h11.Connection):
+    """h11's server side, refusing a request head over `max_head_bytes` however it arrived."""
+
+    def __init__(self, max_head_bytes: int) -> None:
+        super().__init__(h11.SERVER, max_incomplete_event_size=max_head_bytes)
+        self._max_head_bytes = max_head_bytes
+
+    def next_event(self) -> Any:
+        if self.their_state is h11.IDLE and self.head_too_large():
+            # As h11 raises past its own limit: send_400_response() answers 431 and closes.
+            raise h11.RemoteProtocolError("request head too large", error_status_hint=431)
+        return super().next_event()
+
+    def head_too_large(self) -> bool:
+        """More than the limit is buffered and no head ends within the limit."""
+        buffered, limit = self.trailing_data[0], self._max_head_bytes
+        return len(buffered) > limit and _BLANK_LINE.search(buffered, 0, limit) is None
+
+
 class BoundedH11Protocol(H11Protocol):
     limits: ConnectionLimits  # set on the subclass `protocol_class()` makes
+
+    conn: _HeadLimitedConnection
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.conn = _HeadLimitedConnection(self.limits.max_head_bytes)
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -95,7 +127,7 @@ class BoundedH11Protocol(H11Protocol):
 
     def send_400_response(self, msg: str) -> None:
         """h11 refused the request: 431 if its head is over the limit, else 400."""
-        if len(self.conn.trailing_data[0]) > self.limits.max_head_bytes:
+        if self.conn.head_too_large():
             self._answer_and_close(431, f"request head over {self.limits.max_head_bytes} bytes")
         else:
             self._answer_and_close(400, f"bad HTTP request: {msg}")

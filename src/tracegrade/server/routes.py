@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -12,7 +13,9 @@ from tracegrade.ingest.otlp import Decoded
 from tracegrade.server.admission import Overloaded, Refused
 from tracegrade.server.cancel import Cancellation
 from tracegrade.server.config import HEALTH_PATH, SCORE_PATH, SQL_PATH, TRACES_PATH
+from tracegrade.server.crosssite import CrossSiteGuard
 from tracegrade.server.messages import (
+    JSON_TYPE,
     RequestHead,
     Response,
     json_error,
@@ -64,8 +67,13 @@ class Endpoints:
         self._db = db
         self._config = receiver.config
         self._page_auth = PageAuth(self._config.auth_token)
+        self._guard = CrossSiteGuard.for_server(
+            self._config.host, self._config.allowed_hosts, self._config.auth_token
+        )
 
     def admit(self, head: RequestHead) -> Response | int:
+        if (refused := self._guard.refusal(head)) is not None:
+            return _refuse(head, refused.status, refused.reason)
         if is_page(head.path):
             return self._admit_page(head)
         method = _METHODS.get(head.path)
@@ -80,6 +88,8 @@ class Endpoints:
             return self._admit_traces(head)
         if not self._receiver.authorized(head.header("authorization")):
             return json_error(401, _NO_TOKEN, headers=_CHALLENGE)
+        if (given := head.header("content-type")).split(";")[0].strip().lower() != JSON_TYPE:
+            return json_error(415, f"content type {given!r} is not JSON: send {JSON_TYPE}")
         limit = self._config.sql_max_body_bytes
         if (head.content_length or 0) > limit:
             return json_error(413, f"body over the {limit} byte limit")
@@ -140,7 +150,7 @@ class Endpoints:
             return await self._sql_query(body, gone)
         if head.path == SCORE_PATH:
             return await self._score(body, gone)
-        return await self._health()
+        return await self._health(head)
 
     async def _traces(self, head: RequestHead, body: bytes) -> Response:
         media = media_type(head.header("content-type")) or Media.JSON
@@ -216,15 +226,18 @@ class Endpoints:
             return json_error(400, str(exc))
         return Response(200, result)
 
-    async def _health(self) -> Response:
+    async def _health(self, head: RequestHead) -> Response:
         receiver = self._receiver
         document: dict[str, Any] = {
             "status": "ok",
-            "db": self._db,
+            "pid": os.getpid(),  # how `find_server` tells this server from a stale sidecar's
             "uptime_s": round(receiver.stats.uptime_s, 3),
             "queued_spans": receiver.commit.queued_spans,
             "token_required": receiver.token_required,
         }
+        # Where the file lives is for those holding the token, not for anyone who asks.
+        if receiver.token_required and receiver.authorized(head.header("authorization")):
+            document["db"] = self._db
         problem = receiver.unhealthy()
         if problem is not None:
             return json_response(503, {**document, "status": "unavailable", "reason": problem})
@@ -247,6 +260,16 @@ async def _unless_gone(work: Future[T], gone: asyncio.Event, stop: Callable[[], 
     if not waiting.done():
         stop()
     return await waiting
+
+
+def _refuse(head: RequestHead, status: int, reason: str) -> Response:
+    """A refusal in the path's own form: an HTML page, an OTLP status, or a JSON error."""
+    if is_page(head.path):
+        return page_error(status, reason)
+    if head.path == TRACES_PATH:
+        media = media_type(head.header("content-type"))
+        return Response(status, error_body(reason, media), (media or Media.JSON).value)
+    return json_error(status, reason)
 
 
 def _otlp_overloaded(exc: Overloaded, media: Media) -> Response:

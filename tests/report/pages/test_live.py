@@ -27,7 +27,7 @@ from tracegrade.server.sql import ReadOnlyQueries, SqlFailed, SqlRefused
 from tracegrade.store import LocalReader, connect
 from tracegrade.store.readonly import lock_down
 
-TOKEN = "page-token-1"
+TOKEN = "page-token-for-tests-1"
 LINK = re.compile(r'href="(/[^"#]*)"')
 
 
