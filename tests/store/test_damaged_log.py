@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from tests.serve.helpers import start_server
-from tests.store.test_damaged import commands, run
+from tests.store.test_damaged import AS_USER, commands, run
 from tracegrade.capture import configure
 from tracegrade.errors import DamagedLogError
 from tracegrade.exit_codes import ExitCode
@@ -72,6 +72,12 @@ def half_logged(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _write(tmp_path_factory.mktemp("half") / "half.duckdb", checkpointed=20)
 
 
+def _last_commit_unfinished(log: bytes) -> bytes:
+    flush = b"\x64\x00\x64\xff\xff"  # the entry that ends a commit, after its size and checksum
+    assert log.endswith(flush)
+    return log[: -(16 + len(flush))]
+
+
 def _middle(log: bytes) -> bytes:
     middle = len(log) // 2
     return log[:middle] + random.Random(2).randbytes(4096) + log[middle + 4096 :]
@@ -94,8 +100,12 @@ DAMAGE: dict[str, tuple[Callable[[bytes], bytes], str]] = {
         _middle,
         r"the entry at byte \d+ (fails its checksum|claims \d+ bytes, more than the whole log)",
     ),
+    "cut-at-an-entry": (
+        _last_commit_unfinished,
+        r"its last commit, from byte \d+, has no end \(the log was cut short\)",
+    ),
 }
-KEEPS_A_PREFIX = {"cut-mid-entry", "garbage-in-the-middle"}
+KEEPS_A_PREFIX = {"cut-mid-entry", "garbage-in-the-middle", "cut-at-an-entry"}
 
 
 def _damaged_copy(source: Path, db: Path, how: str) -> bytes:
@@ -191,6 +201,26 @@ def test_serve_told_to_discard_the_log_opens_as_of_the_checkpoint_and_says_so(
         + "changes$",
         warnings[0],
     ), warnings[0]
+
+
+def test_a_damaged_log_in_a_folder_this_user_cannot_write_is_left_as_it_is(
+    logged: Path, tmp_path: Path
+) -> None:
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    db = folder / "damaged.duckdb"
+    damaged = _damaged_copy(logged, db, "cut-mid-entry")
+    folder.chmod(0o555)
+    try:
+        done = run(*commands(db)["sql"], cwd=tmp_path, prefix=AS_USER)
+    finally:
+        folder.chmod(0o755)
+    assert done.returncode == ExitCode.USAGE_ERROR, done.stderr
+    assert "was not opened and the log is untouched (no copy could be made beside it)" in (
+        done.stderr
+    )
+    assert _log(db).read_bytes() == damaged
+    assert sorted(path.name for path in folder.iterdir()) == [db.name, _log(db).name]
 
 
 def test_configure_refuses_a_damaged_log(logged: Path, tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ that name, and the database opened as of its last checkpoint, with a warning.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import shutil
@@ -44,15 +45,20 @@ def guard_log(db: Path, *, discard: bool = False) -> None:
 
 
 def _aside(found: LogDamage) -> Path:
-    """The name of the kept log: the same for the same log, so one refused open after
-    another copies it once."""
+    """The name to keep the log under: the same for the same log (its mtime and size), so
+    refused opens one after another copy it once; never a kept copy of another log."""
     written = datetime.fromtimestamp(found.path.stat().st_mtime, UTC)
-    return found.path.with_name(f"{found.path.name}.damaged-{written:%Y%m%dT%H%M%S.%fZ}")
+    name = f"{found.path.name}.damaged-{written:%Y%m%dT%H%M%S.%fZ}"
+    candidates = (name if n == 0 else f"{name}.{n}" for n in itertools.count())
+    for candidate in map(found.path.with_name, candidates):
+        if not candidate.exists() or candidate.stat().st_size == found.size:
+            return candidate
+    raise AssertionError("unreachable: the names never run out")
 
 
 def _copy_aside(found: LogDamage) -> Path | None:
     aside = _aside(found)
-    if aside.exists() and aside.stat().st_size == found.size:
+    if aside.exists():
         return aside
     partial = aside.with_name(aside.name + ".partial")
     try:

@@ -5,7 +5,8 @@ deletes it. What it does with a damaged log, measured on DuckDB 2.0.1 with a log
 2,000 spans: an entry whose checksum fails stops the open with an error; but a header it
 cannot read (zeroed, garbage) makes it replay nothing, and an entry that runs past the
 log's end (a log cut short, or garbage in an entry's size) makes it replay the commits
-before it: both without a word, and a writable open then deletes the log. So the log is
+before it, as does a last commit cut short between entries: all without a word, and a
+writable open then deletes the log. So the log is
 read here first, all of it, as DuckDB reads it.
 
 The framing (storage version 2, DuckDB 1.x and 2.x): a header object (the WAL_VERSION
@@ -13,9 +14,9 @@ entry: fields 100 = 98, 101 = 2, an optional 102 = the database's 16-byte identi
 optional 103 = its checkpoint iteration, then 0xFFFF), then entries of
 [u64 size][u64 checksum][size bytes], each commit closed by a WAL_FLUSH entry. The
 checksum is DuckDB's `Checksum` (src/common/checksum.cpp). A process killed while writing
-leaves whole commits (8 of 8 logs of a writer killed with SIGKILL mid-stream ended on a
-WAL_FLUSH); a power loss, a full disk, a copy cut short or a damaged disk do not.
-Version 1 (no checksums) and 3 (encrypted) logs are left to DuckDB.
+leaves whole commits (14 of 14 logs of writers killed with SIGKILL mid-stream, commits of
+50 to 5,000 spans, ended on a WAL_FLUSH); a power loss, a full disk, a copy cut short or
+a damaged disk do not. Version 1 (no checksums) and 3 (encrypted) logs are left to DuckDB.
 """
 
 from __future__ import annotations
