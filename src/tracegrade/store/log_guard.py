@@ -14,6 +14,7 @@ import itertools
 import logging
 import os
 import shutil
+import struct
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -23,13 +24,14 @@ from tracegrade.store.wal import LogDamage, check_log
 
 logger = logging.getLogger("tracegrade.store")
 
-_LOCKS = Path("/proc/locks")
+_OWN_DESCRIPTORS = "/proc/self/fd"
+_FLOCK = struct.Struct("hhqqi4x")  # Linux's struct flock: type, whence, start, length, pid
 
 
 def guard_log(db: Path, *, discard: bool = False) -> None:
     """Refuse (`DamagedLogError`) to open `db` over a damaged log, or with `discard` move
     the log aside; nothing when the log is intact, or a live writer is appending to it."""
-    if _held_for_writing(db):
+    if _in_use(db):
         return  # its writer (DuckDB says who) appends to the log: a tail in flight is no damage
     found = check_log(db)
     if found is None:
@@ -70,20 +72,33 @@ def _copy_aside(found: LogDamage) -> Path | None:
     return aside
 
 
-def _held_for_writing(db: Path) -> bool:
-    """Whether some process, this one included, holds DuckDB's write lock on `db`.
-
-    Read from /proc/locks rather than by testing the lock: closing any descriptor of the
-    file would drop this process's own DuckDB lock on it. Where there is no /proc/locks
-    the log is checked regardless."""
+def _in_use(db: Path) -> bool:
+    """Whether this process has `db` open (a DuckDB instance here replayed the log and
+    may be writing it), or another holds DuckDB's write lock on it (Linux; elsewhere, no)."""
     try:
-        stat = db.stat()
-        locks = _LOCKS.read_text()
+        target = db.stat()
+        descriptors = os.listdir(_OWN_DESCRIPTORS)
     except OSError:
         return False
-    device = f"{os.major(stat.st_dev):02x}:{os.minor(stat.st_dev):02x}:{stat.st_ino}"
-    return any(
-        fields[3] == "WRITE" and fields[5] == device
-        for fields in (line.split() for line in locks.splitlines())
-        if len(fields) > 5  # a waiter's line ("->") has the fields one further on
-    )
+    for name in descriptors:
+        try:
+            here = os.stat(f"{_OWN_DESCRIPTORS}/{name}")
+        except OSError:
+            continue  # closed meanwhile, or the listing's own descriptor
+        if (here.st_dev, here.st_ino) == (target.st_dev, target.st_ino):
+            return True
+    import fcntl  # POSIX only; not reached where there is no /proc/self/fd
+
+    # Safe to open and close now: closing a descriptor drops all of this process's locks
+    # on the file, and it holds none. F_GETLK asks without taking a lock, which would
+    # make a writer starting at that instant fail.
+    try:
+        descriptor = os.open(db, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        query = _FLOCK.pack(fcntl.F_RDLCK, os.SEEK_SET, 0, 0, 0)
+        held: int = _FLOCK.unpack(fcntl.fcntl(descriptor, fcntl.F_GETLK, query))[0]
+    finally:
+        os.close(descriptor)
+    return held != fcntl.F_UNLCK
