@@ -80,6 +80,10 @@ def _in_use(db: Path) -> bool:
         descriptors = os.listdir(_OWN_DESCRIPTORS)
     except OSError:
         return False
+    return _open_here(target, descriptors) or _locked_for_writing(db)
+
+
+def _open_here(target: os.stat_result, descriptors: list[str]) -> bool:
     for name in descriptors:
         try:
             here = os.stat(f"{_OWN_DESCRIPTORS}/{name}")
@@ -87,11 +91,15 @@ def _in_use(db: Path) -> bool:
             continue  # closed meanwhile, or the listing's own descriptor
         if (here.st_dev, here.st_ino) == (target.st_dev, target.st_ino):
             return True
+    return False
+
+
+def _locked_for_writing(db: Path) -> bool:
+    """Asked with F_GETLK, which takes no lock (taking one would make a writer starting at
+    that instant fail). Opening and closing the file is safe only because this process
+    does not have it open: a close drops all of a process's locks on the file."""
     import fcntl  # POSIX only; not reached where there is no /proc/self/fd
 
-    # Safe to open and close now: closing a descriptor drops all of this process's locks
-    # on the file, and it holds none. F_GETLK asks without taking a lock, which would
-    # make a writer starting at that instant fail.
     try:
         descriptor = os.open(db, os.O_RDONLY)
     except OSError:
