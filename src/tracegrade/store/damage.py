@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 from pathlib import Path
 
 import duckdb
 
 from tracegrade.errors import DatabaseError
-from tracegrade.store.wal import LogDamage, wal_path
+from tracegrade.store.wal import MINIMAL_HEADER, LogDamage, wal_path
 
 _BAD_LOG_ENTRY = re.compile(r"Corrupt WAL file: entry at byte position (?P<at>\d+)")
 _RESTORE = "restore it from a backup: tracegrade cannot repair it"
@@ -75,13 +76,26 @@ def discarded_log(db: Path, damage: LogDamage, aside: Path) -> str:
 
 
 def _keep(damage: LogDamage) -> str:
-    if not damage.intact:
-        return "Nothing in it can be replayed without its header"
+    log = shlex.quote(str(damage.path))
     commits = "commit" if damage.commits == 1 else "commits"
+    if damage.entries_from:
+        header = _printf_escaped(MINIMAL_HEADER)
+        return (
+            f"Its {damage.commits} {commits} after the header are whole: to keep them, give it "
+            f"a header DuckDB accepts: `{{ printf '{header}'; tail -c "
+            f"+{damage.entries_from + 1} {log}; }} > {log}.new && mv {log}.new {log}`"
+        )
+    if not damage.intact:
+        return "Nothing in it can be replayed: no whole entry follows its header"
     return (
         f"To keep the {damage.commits} whole {commits} logged before the damage, "
-        f"`truncate -s {damage.intact} {damage.path}`"
+        f"`truncate -s {damage.intact} {log}`"
     )
+
+
+def _printf_escaped(data: bytes) -> str:
+    """`data` as printf(1) writes it back: letters and digits as they are, octal for the rest."""
+    return "".join(chr(b) if b < 128 and chr(b).isalnum() else f"\\{b:03o}" for b in data)
 
 
 def _damaged_log(db: Path, at: int) -> str:

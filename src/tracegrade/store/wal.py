@@ -31,6 +31,9 @@ import numpy as np
 _HEADER_START = b"\x64\x00\x62\x65\x00"  # field 100 = 98 (WAL_VERSION), field 101 = ...
 _VERSION_CHECKED = 2
 _HEADER_MAX = 64
+MINIMAL_HEADER = _HEADER_START + b"\x02\xff\xff"
+"""Version 2 without the database's identifier and checkpoint iteration, which DuckDB then
+does not compare with the file's (wal_replay.cpp, ReplayVersion)."""
 _ENTRY_HEAD = struct.Struct("<QQ")
 _FLUSH = b"\x64\x00\x64\xff\xff"  # field 100 = 100 (WAL_FLUSH), end of object
 _MASK = (1 << 64) - 1
@@ -46,7 +49,10 @@ class LogDamage:
     """Bytes up to the end of the last whole commit before the damage; 0: none can be kept
     (the header is damaged)."""
     commits: int
-    """Whole commits before the damage."""
+    """Whole commits before the damage (after a damaged header: from `entries_from` on)."""
+    entries_from: int = 0
+    """Where whole entries start after a damaged header, all of them whole to the last
+    commit's end: `MINIMAL_HEADER` put in its place replays them all; 0: none found."""
 
 
 def wal_path(db: Path) -> Path:
@@ -71,10 +77,27 @@ def _check(log: BinaryIO, path: Path, size: int) -> LogDamage | None:
     if version is not None and version != _VERSION_CHECKED:
         return None
     end = _header_end(head) if version is not None else None
-    if end is None:
-        what = f"its header is not the one DuckDB writes: it starts {head[:8].hex(' ', 2)}"
-        return LogDamage(path, size, what, intact=0, commits=0)
-    return _check_entries(log, path, size, end)
+    if end is not None:
+        what, intact, commits = _walk(log, size, end)
+        return None if what is None else LogDamage(path, size, what, intact, commits)
+    what = f"its header is not the one DuckDB writes: it starts {head[:8].hex(' ', 2)}"
+    start = _first_entry(log, size)
+    if start:
+        rest, _intact, commits = _walk(log, size, start)
+        if rest is None:  # else damaged there too: the header's is the one named
+            return LogDamage(path, size, what, intact=0, commits=commits, entries_from=start)
+    return LogDamage(path, size, what, intact=0, commits=0)
+
+
+def _first_entry(log: BinaryIO, size: int) -> int:
+    """Where the first entry starts after a damaged header: the first place whose entry's
+    checksum matches (garbage matching a 64-bit checksum is not a risk), or 0."""
+    for position in range(len(MINIMAL_HEADER), min(_HEADER_MAX, size - _ENTRY_HEAD.size)):
+        log.seek(position)
+        length, stored = _ENTRY_HEAD.unpack(log.read(_ENTRY_HEAD.size))
+        if position + _ENTRY_HEAD.size + length <= size and checksum(log.read(length)) == stored:
+            return position
+    return 0
 
 
 def _header_end(head: bytes) -> int | None:
@@ -103,7 +126,9 @@ def _varint(data: bytes, position: int) -> tuple[int, int]:
             return position, value
 
 
-def _check_entries(log: BinaryIO, path: Path, size: int, position: int) -> LogDamage | None:
+def _walk(log: BinaryIO, size: int, position: int) -> tuple[str | None, int, int]:
+    """What is wrong with the entries from `position` on (None: nothing), where the last
+    whole commit before it ends, and how many whole commits there are."""
     intact, commits = position, 0
     log.seek(position)
     while position < size:
@@ -111,18 +136,17 @@ def _check_entries(log: BinaryIO, path: Path, size: int, position: int) -> LogDa
         length, stored = _ENTRY_HEAD.unpack(head)
         end = position + _ENTRY_HEAD.size + length
         if end > size:
-            return LogDamage(path, size, _cut_or_garbage(position, length, size), intact, commits)
+            return _cut_or_garbage(position, length, size), intact, commits
         payload = log.read(length)
         if checksum(payload) != stored:
-            what = f"the entry at byte {position} fails its checksum"
-            return LogDamage(path, size, what, intact, commits)
+            return f"the entry at byte {position} fails its checksum", intact, commits
         position = end
         if payload == _FLUSH:
             intact, commits = position, commits + 1
     if intact < size:
         what = f"its last commit, from byte {intact}, has no end (the log was cut short)"
-        return LogDamage(path, size, what, intact, commits)
-    return None
+        return what, intact, commits
+    return None, intact, commits
 
 
 def _cut_or_garbage(position: int, length: int, size: int) -> str:
