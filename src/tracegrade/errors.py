@@ -20,6 +20,10 @@ class DatabaseLockedError(DatabaseError):
     """Another process holds the DuckDB file for writing."""
 
 
+class DamagedLogError(DatabaseError):
+    """The write-ahead log beside the DuckDB file is damaged: the file was not opened."""
+
+
 class IngestError(TracegradeError):
     """A trace file or OTLP payload cannot be decoded."""
 

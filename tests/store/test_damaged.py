@@ -1,10 +1,9 @@
 """A database that cannot be used is one clear line at start, through every command.
 
-Each case is made for real (a file cut short, random bytes, a block or a log entry
-overwritten, a folder this user cannot write, a damaged serve sidecar) and run through
-`tracegrade sql`, `score`, `ingest` and the start of `serve`: exit code 2 and one line
-naming the file and what to do, never a traceback. A log DuckDB replays only in part
-gives a loud warning.
+Each case is made for real (a file cut short, random bytes, a block overwritten, a
+folder this user cannot write, a damaged serve sidecar) and run through `tracegrade sql`,
+`score`, `ingest` and the start of `serve`: exit code 2 and one line naming the file and
+what to do, never a traceback. A damaged write-ahead log: test_damaged_log.py.
 """
 
 from __future__ import annotations
@@ -27,21 +26,6 @@ from tracegrade.store import SpanWriter, connect
 TRACEGRADE = str(Path(sys.executable).with_name("tracegrade"))
 HEADERS = 3 * 4096
 BLOCK = 262_144
-
-# Writes 2,000 spans in 40 commits and dies without a checkpoint: they are all in the log.
-_LOGGED_WRITER = """
-import os, sys
-sys.path.insert(0, sys.argv[2])
-from tests.support.span_factory import adk_like_spans
-from tracegrade.capture.convert import RowBuilder
-from tracegrade.store import SpanWriter
-writer = SpanWriter.open(sys.argv[1])
-writer.connection.execute("SET checkpoint_threshold = '10GB'")
-rows = RowBuilder()
-for seed in range(40):
-    writer.write(rows.rows(adk_like_spans(10, seed=seed + 1)))
-os._exit(0)
-"""
 
 
 def run(
@@ -80,13 +64,6 @@ def _stored_db(path: Path) -> Path:
 @pytest.fixture(scope="module")
 def stored(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _stored_db(tmp_path_factory.mktemp("stored") / "good.duckdb")
-
-
-def _logged_db(path: Path) -> Path:
-    root = str(Path(__file__).parents[2])
-    subprocess.run([sys.executable, "-c", _LOGGED_WRITER, str(path), root], check=True, timeout=120)
-    assert path.with_name(path.name + ".wal").stat().st_size > 100_000
-    return path
 
 
 def _damage(stored: Path, target: Path, how: str) -> None:
@@ -137,61 +114,6 @@ def test_a_damaged_block_a_query_meets_later_is_one_line(stored: Path, tmp_path:
     done = run("sql", "--db", str(db), "SELECT * FROM spans", "-f", "csv", cwd=tmp_path)
     line = _one_clear_line(done)
     assert line.startswith("tracegrade: the database is damaged (Corrupt database file")
-
-
-@pytest.fixture(scope="module")
-def logged(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return _logged_db(tmp_path_factory.mktemp("logged") / "logged.duckdb")
-
-
-def _copy_with_log(logged: Path, target: Path) -> Path:
-    shutil.copy(logged, target)
-    shutil.copy(logged.with_name(logged.name + ".wal"), target.with_name(target.name + ".wal"))
-    return target.with_name(target.name + ".wal")
-
-
-@pytest.mark.parametrize("command", ["sql", "score", "ingest", "serve"])
-def test_a_damaged_log_entry_is_one_line_saying_where_and_how_to_recover(
-    logged: Path, tmp_path: Path, command: str
-) -> None:
-    db = tmp_path / "badlog.duckdb"
-    log = _copy_with_log(logged, db)
-    data = bytearray(log.read_bytes())
-    data[len(data) // 2] ^= 0xFF
-    log.write_bytes(bytes(data))
-    line = _one_clear_line(run(*commands(db)[command], cwd=tmp_path))
-    assert f"the write-ahead log {log} is damaged at byte " in line
-    at = int(line.split("is damaged at byte ")[1].split(",")[0])
-
-    os.truncate(log, at)  # what the message says to do keeps the entries before the damage
-    done = run("sql", "--db", str(db), "SELECT count(*) FROM spans", "-f", "csv", cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
-    assert 0 < int(done.stdout.split()[1]) < 2000
-
-
-def test_a_log_cut_short_warns_that_spans_were_dropped(logged: Path, tmp_path: Path) -> None:
-    """DuckDB takes a torn last entry for a crash and drops it, and all after it, silently:
-    main printed 850 of the 2,000 spans without a word."""
-    db = tmp_path / "cut.duckdb"
-    log = _copy_with_log(logged, db)
-    data = log.read_bytes()
-    log.write_bytes(data[: len(data) // 2])
-
-    done = run("sql", "--db", str(db), "SELECT count(*) FROM spans", "-f", "csv", cwd=tmp_path)
-
-    assert done.returncode == 0, done.stderr
-    assert 0 < int(done.stdout.split()[1]) < 2000
-    assert f"the write-ahead log {log} ended in the middle of an entry" in done.stderr
-    assert "dropped the last" in done.stderr
-
-
-def test_an_intact_log_replays_without_a_warning(logged: Path, tmp_path: Path) -> None:
-    db = tmp_path / "intact.duckdb"
-    _copy_with_log(logged, db)
-    done = run("ingest", "--db", str(db), os.devnull, cwd=tmp_path)
-    assert (done.returncode, done.stderr) == (0, "")
-    done = run("sql", "--db", str(db), "SELECT count(*) FROM spans", "-f", "csv", cwd=tmp_path)
-    assert done.stdout.split()[1] == "2000"
 
 
 @pytest.fixture

@@ -112,6 +112,15 @@ def serve_command(
     archive_interval: Annotated[
         float, typer.Option(min=0.1, help="Seconds between archiving passes.")
     ] = ServeConfig.archive_interval_s,
+    discard_damaged_log: Annotated[
+        bool,
+        typer.Option(
+            "--discard-damaged-log",
+            help="Start although the write-ahead log is damaged: move it aside (kept, named "
+            "in the warning) and open the database as of its last checkpoint, without the "
+            "log's changes. Without it, serve refuses to start over a damaged log.",
+        ),
+    ] = False,
 ) -> None:
     """Receive OpenTelemetry traces over OTLP (HTTP and gRPC) into the database.
 
@@ -146,6 +155,7 @@ def serve_command(
         retain_days=retain_days,
         shard=shard,
         archive_interval_s=archive_interval,
+        discard_damaged_log=discard_damaged_log,
     )
     with user_errors():
         _ports_free(host, [port, grpc_port])  # before the database file is made

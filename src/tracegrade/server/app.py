@@ -43,7 +43,7 @@ def serve(config: ServeConfig) -> None:
     check_token(config.auth_token)
     check_exposure(config)
     budget = MemoryBudget(config.memory_mb * MIB)
-    writer = SpanWriter.open(config.db)
+    writer = SpanWriter.open(config.db, discard_damaged_log=config.discard_damaged_log)
     try:
         if config.archive is not None:  # before the lock: it allows the archive's folder
             open_archive(writer.connection, config.archive, config.shard)

@@ -74,6 +74,9 @@ class ServeConfig:
     """SIGTERM to exit: compose's stop_grace_period is 30 s."""
     max_connections: int = 1024
     """Open HTTP connections; past it the longest-waiting one not in a request is closed."""
+    discard_damaged_log: bool = False
+    """Start over a damaged write-ahead log: move it aside and open the database as of its
+    last checkpoint (refused otherwise, see store/log_guard.py)."""
     idle_timeout_s: float = 120.0
     """Above Go's 90 s idle keep-alive, so the Collector closes idle connections first."""
     header_timeout_s: float = 10.0

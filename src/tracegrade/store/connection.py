@@ -1,13 +1,12 @@
 """Opening the DuckDB file: path resolution, migrations, views, and diagnostics.
 
 A file that cannot be used (damaged, not DuckDB, in a folder this user cannot write,
-locked) is one `DatabaseError` naming it and what to do (see `damage`); a write-ahead log
-that DuckDB replayed only in part is a logged warning (see `wal`).
+locked) is one `DatabaseError` naming it and what to do (see `damage`); so is a damaged
+write-ahead log, found before DuckDB replays (or deletes) it (see `log_guard`).
 """
 
 from __future__ import annotations
 
-import logging
 import os
 import re
 from pathlib import Path
@@ -18,11 +17,9 @@ from tracegrade._resources import sql_files
 from tracegrade.errors import DatabaseError, DatabaseLockedError
 from tracegrade.store import damage
 from tracegrade.store.archive_location import layer_archive
+from tracegrade.store.log_guard import guard_log
 from tracegrade.store.migrations import migrate, pending
 from tracegrade.store.view_functions import register_view_functions
-from tracegrade.store.wal import inspect_log
-
-logger = logging.getLogger("tracegrade.store")
 
 # The file starts with three 4 KiB headers; the blocks it describes follow them.
 _HEADERS_BYTES = 3 * 4096
@@ -40,7 +37,10 @@ def resolve_path(path: str | os.PathLike[str] | None = None) -> Path:
 
 
 def connect(
-    path: str | os.PathLike[str] | None = None, *, read_only: bool = False
+    path: str | os.PathLike[str] | None = None,
+    *,
+    read_only: bool = False,
+    discard_damaged_log: bool = False,
 ) -> duckdb.DuckDBPyConnection:
     """Open the database, migrated and with every view of `queries/views/` in place.
 
@@ -48,12 +48,13 @@ def connect(
     client sees them. A read-only open never changes the file: it refuses a file that
     lacks migrations and defines the views as temporary ones, current for this tracegrade.
     Where the database has an archive, `spans` reads the hot table and the archive's
-    Parquet files as one, for this connection (see `archive_location`).
+    Parquet files as one, for this connection (see `archive_location`). A damaged log is
+    refused, or with `discard_damaged_log` moved aside (see `log_guard`).
     """
     db = resolve_path(path)
     if read_only and not db.exists():
         raise DatabaseError(f"no database at {db}: nothing has been recorded there yet")
-    log = inspect_log(db)  # before DuckDB replays it, and (writable) deletes it
+    guard_log(db, discard=discard_damaged_log)  # before DuckDB replays (and deletes) it
     connection = _open(db, read_only)
     try:
         _require_whole(connection, db)
@@ -71,8 +72,6 @@ def connect(
     except BaseException:
         connection.close()
         raise
-    if log is not None and log.torn:
-        logger.warning("tracegrade: %s", damage.torn_log_warning(log))
     return connection
 
 

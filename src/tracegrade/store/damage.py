@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 from pathlib import Path
 
 import duckdb
 
 from tracegrade.errors import DatabaseError
-from tracegrade.store.wal import LogState, wal_path
+from tracegrade.store.wal import MINIMAL_HEADER, LogDamage, wal_path
 
 _BAD_LOG_ENTRY = re.compile(r"Corrupt WAL file: entry at byte position (?P<at>\d+)")
 _RESTORE = "restore it from a backup: tracegrade cannot repair it"
@@ -56,14 +57,45 @@ def truncated(db: Path, actual: int, expected: int) -> DatabaseError:
     )
 
 
-def torn_log_warning(log: LogState) -> str:
+def damaged_log(db: Path, damage: LogDamage, kept: Path | None) -> str:
+    copy = f"a copy is kept as {kept}" if kept else "no copy could be made beside it"
     return (
-        f"the write-ahead log {log.path} ended in the middle of an entry: DuckDB replayed "
-        f"its first {log.complete} bytes and dropped the last {log.size - log.complete}. A "
-        "crash while writing (power loss) leaves this and loses only an unacknowledged "
-        "write; a log cut short (a full disk, a copy) loses everything after the cut, and "
-        "how much that was cannot be known. Compare the database with your senders' counts"
+        f"the write-ahead log {damage.path} is damaged ({damage.what}), so {db} was not "
+        f"opened and the log is untouched ({copy}). {_keep(damage)}; or, to open {db} as of "
+        "its last checkpoint without the log's changes, move the log aside "
+        "(`tracegrade serve --discard-damaged-log` does that and starts)"
     )
+
+
+def discarded_log(db: Path, damage: LogDamage, aside: Path) -> str:
+    return (
+        f"the write-ahead log {damage.path} is damaged ({damage.what}): as "
+        f"--discard-damaged-log asks, it is moved aside to {aside} and {db} is opened as of "
+        "its last checkpoint, without the log's changes"
+    )
+
+
+def _keep(damage: LogDamage) -> str:
+    log = shlex.quote(str(damage.path))
+    commits = "commit" if damage.commits == 1 else "commits"
+    if damage.entries_from:
+        header = _printf_escaped(MINIMAL_HEADER)
+        return (
+            f"Its {damage.commits} {commits} after the header are whole: to keep them, give it "
+            f"a header DuckDB accepts: `{{ printf '{header}'; tail -c "
+            f"+{damage.entries_from + 1} {log}; }} > {log}.new && mv {log}.new {log}`"
+        )
+    if not damage.intact:
+        return "Nothing in it can be replayed: no whole entry follows its header"
+    return (
+        f"To keep the {damage.commits} whole {commits} logged before the damage, "
+        f"`truncate -s {damage.intact} {log}`"
+    )
+
+
+def _printf_escaped(data: bytes) -> str:
+    """`data` as printf(1) writes it back: letters and digits as they are, octal for the rest."""
+    return "".join(chr(b) if b < 128 and chr(b).isalnum() else f"\\{b:03o}" for b in data)
 
 
 def _damaged_log(db: Path, at: int) -> str:

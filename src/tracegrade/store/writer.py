@@ -61,8 +61,10 @@ class SpanWriter:
         in_child_after_fork(self._pin_in_child)
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str] | None = None) -> SpanWriter:
-        return cls(connect(path))
+    def open(
+        cls, path: str | os.PathLike[str] | None = None, *, discard_damaged_log: bool = False
+    ) -> SpanWriter:
+        return cls(connect(path, discard_damaged_log=discard_damaged_log))
 
     @property
     def connection(self) -> duckdb.DuckDBPyConnection:
