@@ -1,0 +1,186 @@
+"""A span is stored once across the hot table and the archive: re-ingesting a file after
+archiving, re-sending archived spans, or a late span of an archived trace adds no copy;
+and a shard name belongs to one database."""
+
+from __future__ import annotations
+
+import os
+import socket
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from tests.support.archive import adk_traffic_db, hot_count, stored_spans, traffic_db
+from tests.support.paths import DATA
+from tests.support.span_factory import adk_like_spans
+from tracegrade.capture import DuckDBSpanExporter
+from tracegrade.cli.main import app
+from tracegrade.errors import ArchiveError
+from tracegrade.ingest.files import ingest_file
+from tracegrade.store import SpanWriter, connect
+from tracegrade.store.archive import archive_database, archive_pass
+from tracegrade.store.archive_location import (
+    hot_spans,
+    layer_archive,
+    open_archive,
+)
+from tracegrade.store.archive_owner import owner_file
+from tracegrade.store.rows import SpanRow
+from tracegrade.store.writer import WriteResult
+
+runner = CliRunner()
+TRACE_FILES = sorted((DATA / "traces").glob("adk_v2_*.otlp.jsonl"))
+
+
+def _read(db: Path, query: str) -> list[tuple[Any, ...]]:
+    connection = connect(db, read_only=True)
+    rows = connection.execute(query).fetchall()
+    connection.close()
+    return rows
+
+
+def _view_rows(db: Path) -> list[tuple[Any, ...]]:
+    """Every row of the `spans` view (hot + archive), duplicates kept."""
+    return _read(db, "SELECT trace_id, span_id FROM spans ORDER BY ALL")
+
+
+def _tokens(db: Path) -> list[tuple[Any, ...]]:
+    return _read(db, "SELECT turn_id, total_tokens FROM turns ORDER BY ALL")
+
+
+def test_reingesting_a_file_after_archiving_stores_each_span_once(tmp_path: Path) -> None:
+    db, root = adk_traffic_db(tmp_path / "hot.duckdb"), tmp_path / "archive"
+    spans, rows, tokens = stored_spans(db), _view_rows(db), _tokens(db)
+    assert any(total for _, total in tokens)
+    archive_database(db, root, shard="s0", retain_days=0)
+    assert hot_count(db) == 0
+
+    writer = SpanWriter.open(db)
+    reports = [ingest_file(path, writer) for path in TRACE_FILES]
+    writer.close()
+
+    assert sum(r.duplicates for r in reports) == len(spans)  # counted as re-deliveries
+    assert hot_count(db) == 0
+    assert _view_rows(db) == rows
+    assert stored_spans(db, root) == spans
+    assert _tokens(db) == tokens
+
+
+def test_a_late_span_of_an_archived_trace_is_stored_once(tmp_path: Path) -> None:
+    db, root = traffic_db(tmp_path / "hot.duckdb"), tmp_path / "archive"
+    archived = stored_spans(db)
+    archive_database(db, root, shard="s0", retain_days=0)
+    old = _row(db, "SELECT * EXCLUDE (ingested_at, attrs) FROM spans ORDER BY trace_id LIMIT 1")
+    late = old._replace(span_id="00000000000000ff", end_ns=old.end_ns + 10**9)
+
+    writer = SpanWriter.open(db)
+    assert writer.write([old, late]) == WriteResult(
+        1, 1
+    )  # the archived span is dropped, the new kept
+    assert writer.write([late, old]) == WriteResult(0, 2)  # the late span is now a hot duplicate
+    writer.close()
+    assert hot_count(db) == 1
+    assert len(_view_rows(db)) == len(archived) + 1
+
+    # Archived again, the late span goes into a new file; re-sent, it is dropped as archived.
+    done = archive_database(db, root, shard="s0", retain_days=0)
+    assert (done.spans, hot_count(db)) == (1, 0)
+    writer = SpanWriter.open(db)
+    assert writer.write([late, old]) == WriteResult(0, 2)
+    writer.close()
+    assert len(_view_rows(db)) == len(set(_view_rows(db))) == len(archived) + 1
+
+
+def _row(db: Path, query: str) -> SpanRow:
+    ((*values,),) = _read(db, query)
+    return SpanRow(*values)
+
+
+def test_spans_archived_by_a_live_writer_are_not_stored_again(tmp_path: Path) -> None:
+    """As in `serve`: the writer that stores spans learns of each batch as it commits."""
+    writer = SpanWriter.open(tmp_path / "hot.duckdb")
+    open_archive(writer.connection, tmp_path / "archive", "s0")
+    exporter = DuckDBSpanExporter(writer=writer)
+    spans = adk_like_spans(3, seed=5, random_ids=True)
+    exporter.export(spans)
+    exporter.force_flush()
+    assert archive_pass(writer.connection.cursor(), 0, writer=writer).spans == len(spans)
+    assert writer.archived.horizon is not None
+
+    exporter.export(spans)
+    exporter.force_flush()
+    connection = writer.connection
+    hot = f"SELECT count(*) FROM {hot_spans(connection)}"  # noqa: S608 — the catalog's name
+    assert connection.execute(hot).fetchall() == [(0,)]
+    assert layer_archive(connection)  # `spans` now reads the archive's first file as well
+    rows = connection.execute("SELECT count(*), count(DISTINCT (trace_id, span_id)) FROM spans")
+    assert rows.fetchall() == [(len(spans), len(spans))]
+    writer.close()
+
+
+def test_fresh_spans_are_not_checked_against_the_archive(tmp_path: Path) -> None:
+    """Spans ending after every archived span cannot be in the archive: no file is read."""
+    db, root = traffic_db(tmp_path / "hot.duckdb", seeds=range(1, 3)), tmp_path / "archive"
+    archive_database(db, root, shard="s0", retain_days=0)
+    writer = SpanWriter.open(db)
+    for published in root.glob("shard=*/*/*/*.parquet"):
+        published.write_bytes(b"not parquet")  # reading any file would now fail
+    fresh = traffic_db(tmp_path / "fresh.duckdb", seeds=range(50, 51))
+    rows = _read(fresh, "SELECT * EXCLUDE (ingested_at, attrs) FROM spans")
+    assert writer.archived.horizon is not None
+    assert min(row[6] for row in rows) > writer.archived.horizon
+    assert writer.write([SpanRow(*row) for row in rows]).stored == len(rows)
+    writer.close()
+
+
+def test_a_second_database_is_refused_the_shard_another_owns(tmp_path: Path) -> None:
+    root = tmp_path / "archive"
+    first = traffic_db(tmp_path / "a.duckdb", seeds=range(1, 2))
+    second = traffic_db(tmp_path / "b.duckdb", seeds=range(2, 3))
+    archive_database(first, root, shard="s0", retain_days=0)
+    before = stored_spans(second)
+
+    args = ["archive", "--db", str(second), "--archive", str(root), "--retain-days", "0"]
+    result = runner.invoke(app, args)
+
+    assert result.exit_code == 2
+    line = result.output.strip()
+    assert "\n" not in line
+    assert f"archive {root}: shard 's0' belongs to database {first}" in line
+    assert f"host {socket.gethostname()}, pid " in line
+    assert "its own --shard" in line
+    assert str(_owner(root)) in line
+    assert stored_spans(second) == before  # nothing moved
+    assert runner.invoke(app, [*args, "--shard", "s1"]).exit_code == 0
+    assert hot_count(second) == 0
+
+
+def _owner(root: Path) -> Path:
+    return owner_file(root.resolve(), "s0")
+
+
+def test_a_claim_is_taken_over_once_its_database_is_gone(tmp_path: Path) -> None:
+    root = tmp_path / "archive"
+    first = traffic_db(tmp_path / "a.duckdb", seeds=range(1, 2))
+    archive_database(first, root, shard="s0", retain_days=0)
+    second = traffic_db(tmp_path / "b.duckdb", seeds=range(2, 3))
+    with pytest.raises(ArchiveError, match="belongs to database"):
+        archive_database(second, root, shard="s0", retain_days=0)
+
+    os.remove(first)  # gone for good: its files stay in the archive, its shard is free
+    assert archive_database(second, root, shard="s0", retain_days=0).spans > 0
+    assert str(second) in _owner(root).read_text()
+    # a new database made at the first's path is another database: the claim stays
+    again = traffic_db(tmp_path / "a.duckdb", seeds=range(3, 4))
+    with pytest.raises(ArchiveError, match=f"belongs to database {second}"):
+        archive_database(again, root, shard="s0", retain_days=0)
+
+
+def test_a_new_database_at_the_owners_path_takes_its_claim_over(tmp_path: Path) -> None:
+    root, db = tmp_path / "archive", tmp_path / "hot.duckdb"
+    archive_database(traffic_db(db, seeds=range(1, 2)), root, shard="s0", retain_days=0)
+    os.remove(db)
+    archive_database(traffic_db(db, seeds=range(2, 3)), root, shard="s0", retain_days=0)
+    assert hot_count(db) == 0
