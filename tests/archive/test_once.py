@@ -1,23 +1,17 @@
 """A span is stored once across the hot table and the archive: re-ingesting a file after
-archiving, re-sending archived spans, or a late span of an archived trace adds no copy;
-and a shard name belongs to one database."""
+archiving, re-sending archived spans, or a late span of an archived trace adds no copy."""
 
 from __future__ import annotations
 
-import os
-import socket
 from pathlib import Path
 from typing import Any
 
-import pytest
 from typer.testing import CliRunner
 
 from tests.support.archive import adk_traffic_db, hot_count, stored_spans, traffic_db
 from tests.support.paths import DATA
 from tests.support.span_factory import adk_like_spans
 from tracegrade.capture import DuckDBSpanExporter
-from tracegrade.cli.main import app
-from tracegrade.errors import ArchiveError
 from tracegrade.ingest.files import ingest_file
 from tracegrade.store import SpanWriter, connect
 from tracegrade.store.archive import archive_database, archive_pass
@@ -26,7 +20,6 @@ from tracegrade.store.archive_location import (
     layer_archive,
     open_archive,
 )
-from tracegrade.store.archive_owner import owner_file
 from tracegrade.store.rows import SpanRow
 from tracegrade.store.writer import WriteResult
 
@@ -133,54 +126,3 @@ def test_fresh_spans_are_not_checked_against_the_archive(tmp_path: Path) -> None
     assert min(row[6] for row in rows) > writer.archived.horizon
     assert writer.write([SpanRow(*row) for row in rows]).stored == len(rows)
     writer.close()
-
-
-def test_a_second_database_is_refused_the_shard_another_owns(tmp_path: Path) -> None:
-    root = tmp_path / "archive"
-    first = traffic_db(tmp_path / "a.duckdb", seeds=range(1, 2))
-    second = traffic_db(tmp_path / "b.duckdb", seeds=range(2, 3))
-    archive_database(first, root, shard="s0", retain_days=0)
-    before = stored_spans(second)
-
-    args = ["archive", "--db", str(second), "--archive", str(root), "--retain-days", "0"]
-    result = runner.invoke(app, args)
-
-    assert result.exit_code == 2
-    line = result.output.strip()
-    assert "\n" not in line
-    assert f"archive {root}: shard 's0' belongs to database {first}" in line
-    assert f"host {socket.gethostname()}, pid " in line
-    assert "its own --shard" in line
-    assert str(_owner(root)) in line
-    assert stored_spans(second) == before  # nothing moved
-    assert runner.invoke(app, [*args, "--shard", "s1"]).exit_code == 0
-    assert hot_count(second) == 0
-
-
-def _owner(root: Path) -> Path:
-    return owner_file(root.resolve(), "s0")
-
-
-def test_a_claim_is_taken_over_once_its_database_is_gone(tmp_path: Path) -> None:
-    root = tmp_path / "archive"
-    first = traffic_db(tmp_path / "a.duckdb", seeds=range(1, 2))
-    archive_database(first, root, shard="s0", retain_days=0)
-    second = traffic_db(tmp_path / "b.duckdb", seeds=range(2, 3))
-    with pytest.raises(ArchiveError, match="belongs to database"):
-        archive_database(second, root, shard="s0", retain_days=0)
-
-    os.remove(first)  # gone for good: its files stay in the archive, its shard is free
-    assert archive_database(second, root, shard="s0", retain_days=0).spans > 0
-    assert str(second) in _owner(root).read_text()
-    # a new database made at the first's path is another database: the claim stays
-    again = traffic_db(tmp_path / "a.duckdb", seeds=range(3, 4))
-    with pytest.raises(ArchiveError, match=f"belongs to database {second}"):
-        archive_database(again, root, shard="s0", retain_days=0)
-
-
-def test_a_new_database_at_the_owners_path_takes_its_claim_over(tmp_path: Path) -> None:
-    root, db = tmp_path / "archive", tmp_path / "hot.duckdb"
-    archive_database(traffic_db(db, seeds=range(1, 2)), root, shard="s0", retain_days=0)
-    os.remove(db)
-    archive_database(traffic_db(db, seeds=range(2, 3)), root, shard="s0", retain_days=0)
-    assert hot_count(db) == 0
