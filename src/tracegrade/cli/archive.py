@@ -29,7 +29,7 @@ ShardOption = Annotated[
     str,
     typer.Option(
         "--shard",
-        help="This database's shard name in the archive (one per `serve` instance).",
+        help="This database's shard name in the archive: one database a name, others are refused.",
     ),
 ]
 
