@@ -6,16 +6,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import duckdb
 from typer.testing import CliRunner
 
 from tests.support.archive import adk_traffic_db, hot_count, stored_spans, traffic_db
 from tests.support.paths import DATA
 from tests.support.span_factory import adk_like_spans
 from tracegrade.capture import DuckDBSpanExporter
+from tracegrade.cli.main import app
 from tracegrade.ingest.files import ingest_file
 from tracegrade.store import SpanWriter, connect
 from tracegrade.store.archive import archive_database, archive_pass
 from tracegrade.store.archive_location import (
+    FILES_GLOB,
     hot_spans,
     layer_archive,
     open_archive,
@@ -126,3 +129,42 @@ def test_fresh_spans_are_not_checked_against_the_archive(tmp_path: Path) -> None
     assert min(row[6] for row in rows) > writer.archived.horizon
     assert writer.write([SpanRow(*row) for row in rows]).stored == len(rows)
     writer.close()
+
+
+def test_a_database_archived_by_an_older_tracegrade_stores_once_and_loses_its_copies(
+    tmp_path: Path,
+) -> None:
+    """Upgraded, its files get the widest end range their spans can have, so re-sent spans
+    are still dropped; the copies the older tracegrade stored hot are deleted, not archived."""
+    db, root = adk_traffic_db(tmp_path / "hot.duckdb"), tmp_path / "archive"
+    rows = _view_rows(db)
+    archive_database(db, root, shard="s0", retain_days=0)
+    _as_an_older_tracegrade_left_it(db, root)
+
+    writer = SpanWriter.open(db)  # migrated on open
+    assert [ingest_file(path, writer).stored for path in TRACE_FILES] == [0] * len(TRACE_FILES)
+    writer.close()
+    assert _view_rows(db) == sorted(rows * 2)  # the older version's copies, still hot
+    result = runner.invoke(app, ["archive", "--db", str(db), "--archive", str(root)])
+    assert result.exit_code == 0, result.output
+    assert f"archived 0 spans into 0 files under {root}; deleted {len(rows)} hot copies" in (
+        result.output
+    )
+    assert _view_rows(db) == rows
+    assert hot_count(db) == 0
+
+
+def _as_an_older_tracegrade_left_it(db: Path, root: Path) -> None:
+    """No end times in the manifest, no shard claim, and every archived span stored again."""
+    connection = duckdb.connect(str(db))
+    connection.execute("ALTER TABLE archive_manifest DROP COLUMN min_end_ns")
+    connection.execute("ALTER TABLE archive_manifest DROP COLUMN max_end_ns")
+    connection.execute("ALTER TABLE archive_location DROP COLUMN database_id")
+    connection.execute("DELETE FROM tracegrade_migrations WHERE name = '006_archive_once'")
+    connection.execute(
+        "INSERT INTO spans BY NAME SELECT * EXCLUDE (shard, day, hour) FROM read_parquet(?, "
+        "hive_partitioning = true)",
+        [str(root / FILES_GLOB)],
+    )
+    connection.close()
+    (root / "_shards" / "s0.owner").unlink()

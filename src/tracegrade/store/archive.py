@@ -26,6 +26,7 @@ from tracegrade._resources import sql_files
 from tracegrade.store.archive_files import Recovery, fsync, publish, recover, tmp_dir
 from tracegrade.store.archive_location import ArchiveLocation, hot_spans, location, open_archive
 from tracegrade.store.archive_owner import claim
+from tracegrade.store.archived import ArchivedSpans, drop_copies
 from tracegrade.store.rows import SPAN_COLUMNS
 
 if TYPE_CHECKING:
@@ -40,11 +41,13 @@ _ROW_GROUP = 122_880
 
 @dataclass(frozen=True)
 class ArchivePass:
-    """What one pass did: spans moved, files written, and what recovery found first."""
+    """What one pass did: spans moved, files written, what recovery found first, and hot
+    copies of archived spans deleted (stored by an older tracegrade)."""
 
     spans: int
     files: int
     recovery: Recovery
+    copies: int = 0
 
 
 def archive_database(
@@ -80,6 +83,8 @@ def archive_pass(
         raise ValueError("archive_pass needs the database's archive location set first")
     claim(connection, where.root, where.shard)  # each pass: its owner file may have gone
     recovery = recover(connection, where)
+    archived = writer.archived if writer else ArchivedSpans(connection)
+    copies = drop_copies(connection, archived, writer.commit_lock if writer else None)
     now = time.time_ns() if now_ns is None else now_ns
     connection.execute("SET VARIABLE tg_archive_cutoff = ?", [now - int(retain_days * _NS_PER_DAY)])
     connection.execute(_sql("01_candidates", hot_spans=hot_spans(connection)))
@@ -90,7 +95,7 @@ def archive_pass(
     for day, hour in partitions:
         moved += _archive_batch(connection, where, day, hour, writer)
     connection.execute("DROP TABLE IF EXISTS archive_candidates")
-    return ArchivePass(spans=moved, files=len(partitions), recovery=recovery)
+    return ArchivePass(spans=moved, files=len(partitions), recovery=recovery, copies=copies)
 
 
 def _archive_batch(

@@ -12,16 +12,21 @@ batch of old spans reads the key columns of the few files that can hold them.
 The horizon is read once and raised by the archiving pass before each batch commits,
 under the writer's lock, so the writer never inserts a span a committed file holds.
 Only this database's own files are checked: a trace's spans reach one shard (routed by
-trace id), so another shard's files do not hold them.
+trace id), so another shard's files do not hold them. A database that an older tracegrade
+stored re-sent spans into holds such copies hot: `drop_copies` deletes them before an
+archiving pass, rather than archiving them twice.
 """
 
 from __future__ import annotations
+
+import contextlib
+import threading
 
 import duckdb
 import numpy as np
 
 from tracegrade._resources import sql_files
-from tracegrade.store.archive_location import location
+from tracegrade.store.archive_location import hot_spans, location
 
 
 class ArchivedSpans:
@@ -72,6 +77,32 @@ class ArchivedSpans:
                     files.append(str(candidate))
                     break
         return files
+
+
+def drop_copies(
+    connection: duckdb.DuckDBPyConnection,
+    archived: ArchivedSpans,
+    commit_lock: threading.Lock | None = None,
+) -> int:
+    """Delete the hot spans a committed file already holds; how many there were."""
+    if archived.horizon is None:
+        return 0
+    hot = hot_spans(connection)
+    connection.execute(
+        f"CREATE OR REPLACE TEMP TABLE archive_doubt AS SELECT trace_id, span_id, end_ns "  # noqa: S608 — the catalog's name
+        f"FROM {hot} WHERE end_ns <= ?",
+        [archived.horizon],
+    )
+    (end_ns,) = connection.execute("SELECT end_ns FROM archive_doubt").fetchnumpy().values()
+    copies = sorted(archived.known(connection, "archive_doubt", np.asarray(end_ns)))
+    connection.execute("DROP TABLE archive_doubt")
+    if copies:
+        with commit_lock or contextlib.nullcontext():
+            connection.executemany(
+                f"DELETE FROM {hot} WHERE trace_id = ? AND span_id = ?",  # noqa: S608 — the catalog's name
+                [list(key) for key in copies],
+            )
+    return len(copies)
 
 
 def _horizon(connection: duckdb.DuckDBPyConnection) -> int | None:
