@@ -121,3 +121,25 @@ def test_a_batch_deleted_before_it_was_published_is_reported_lost(
     monkeypatch.setattr(archive_module, "_commit", commit_then_lose)
     with pytest.raises(ArchiveError, match="was deleted before it was published: the spans"):
         archive_database(db, root, shard="s0", retain_days=0)
+
+
+def test_databases_that_shared_a_shard_part_without_losing_a_span(tmp_path: Path) -> None:
+    """Both archived as s0 by an older tracegrade (which wrote no owner file): the first to
+    archive now keeps the name, the other is refused it and archives on as s1, and the
+    archive holds every span of both once."""
+    root, a, b = tmp_path / "archive", tmp_path / "a.duckdb", tmp_path / "b.duckdb"
+    for db, seeds in ((a, range(1, 3)), (b, range(3, 5))):
+        archive_database(traffic_db(db, seeds=seeds), root, shard="s0", retain_days=0)
+        _owner(root).unlink()
+    traffic_db(a, seeds=range(5, 6))
+    traffic_db(b, seeds=range(6, 7))
+    everything = sorted(stored_spans(a, root) + stored_spans(b))
+
+    assert archive_database(a, root, shard="s0", retain_days=0).spans > 0
+    with pytest.raises(ArchiveError, match=f"shard 's0' belongs to database {a}"):
+        archive_database(b, root, shard="s0", retain_days=0)
+    assert archive_database(b, root, shard="s1", retain_days=0).spans > 0
+
+    assert hot_count(a) == hot_count(b) == 0
+    assert stored_spans(a, root) == everything
+    assert {p.parts[-4] for p in root.glob(FILES_GLOB)} == {"shard=s0", "shard=s1"}

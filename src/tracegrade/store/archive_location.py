@@ -56,8 +56,9 @@ def location(connection: duckdb.DuckDBPyConnection) -> ArchiveLocation | None:
 def set_location(
     connection: duckdb.DuckDBPyConnection, root: str | os.PathLike[str], shard: str
 ) -> ArchiveLocation:
-    """Record where this database archives; a database keeps one root and one shard name,
-    because its manifest's paths are relative to them."""
+    """Record where this database archives. A database keeps one root, because its
+    manifest's paths are relative to it; its shard name may change (a database refused a
+    shard another owns), and what it archived stays where it is."""
     if not _SHARD_NAME.match(shard):
         raise ArchiveError(
             f"shard {shard!r}: use 1-64 letters, digits, '_', '-' or '.', starting with a "
@@ -71,6 +72,9 @@ def set_location(
             "VALUES (?, ?, uuid()::VARCHAR)",
             [str(wanted.root), wanted.shard],
         )
+        return wanted
+    if current.root == wanted.root and current.shard != wanted.shard:
+        connection.execute("UPDATE archive_location SET shard = ?", [wanted.shard])
         return wanted
     if current != wanted:
         raise ArchiveError(
