@@ -16,9 +16,10 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
-from tests.support.archive import eval_runs_db, traffic_db
+from tests.support.archive import RUNS_FIXTURE, eval_runs_db, traffic_db
+from tracegrade.ingest.files import ingest_file
 from tracegrade.scoring.stored import score_request
-from tracegrade.store import connect
+from tracegrade.store import SpanWriter, connect
 from tracegrade.store.archive import archive_database
 
 pytestmark = pytest.mark.slow
@@ -93,6 +94,8 @@ def test_traffic_sample_scores_equal_local(spark: Any, tmp_path: Path) -> None:
 
 
 def test_eval_run_scores_equal_local(spark: Any, tmp_path: Path) -> None:
+    """Locally, also on the archived twin after its file was ingested again: the re-sent
+    spans are not stored twice, so its scores still equal Spark's and the hot database's."""
     from tracegrade.spark import SparkScoring, score_to
 
     db = eval_runs_db(tmp_path / "hot.duckdb")
@@ -100,10 +103,14 @@ def test_eval_run_scores_equal_local(spark: Any, tmp_path: Path) -> None:
     written = score_to(
         spark, str(archive), SparkScoring(run_id=BASE_RUN, partitions=4), tmp_path / "out"
     )
+    writer = SpanWriter.open(tmp_path / "twin.duckdb")
+    assert ingest_file(RUNS_FIXTURE, writer).stored == 0
+    writer.close()
 
     local = _local_scores(db, {"run_id": BASE_RUN})
     assert written["case_results"] > 0
     _assert_same(_spark_scores(tmp_path / "out"), local)
+    _assert_same(_local_scores(tmp_path / "twin.duckdb", {"run_id": BASE_RUN}), local)
     assert {row[0] for row in local} == {"turn", "case", "run"}
 
 

@@ -29,7 +29,7 @@ ShardOption = Annotated[
     str,
     typer.Option(
         "--shard",
-        help="This database's shard name in the archive (one per `serve` instance).",
+        help="This database's shard name in the archive: one database a name, others are refused.",
     ),
 ]
 
@@ -51,4 +51,5 @@ def archive(
 
     with user_errors():
         done = archive_database(db, archive, shard=shard, retain_days=retain_days)
-    typer.echo(f"archived {done.spans} spans into {done.files} files under {archive}")
+    copies = f"; deleted {done.copies} hot copies of archived spans" if done.copies else ""
+    typer.echo(f"archived {done.spans} spans into {done.files} files under {archive}{copies}")

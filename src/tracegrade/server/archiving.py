@@ -2,9 +2,11 @@
 
 Each pass runs on its own cursor of the server's database and takes the writer's lock only
 around each batch's commit (the manifest row and the hot delete), so ingest waits for a
-commit, not for the Parquet file being written. A pass that fails is logged and tried again
-at the next interval: its spans are still in the hot table, and the next pass's recovery
-removes or publishes whatever the failed one left.
+commit, not for the Parquet file being written. A pass that fails is logged as an error at
+every interval, and tried again: a batch is whole or not at all (its spans are in the hot
+table or in a committed file the next pass's recovery publishes), and a failure that needs
+the user (a committed file missing, the shard claimed by another database) says so and
+what to do, and archiving resumes once it is fixed.
 """
 
 from __future__ import annotations
@@ -48,9 +50,17 @@ class ArchiveThread:
 
     def _pass(self, cursor: duckdb.DuckDBPyConnection) -> None:
         try:
-            done = archive_pass(cursor, self._retain_days, commit_lock=self._writer.commit_lock)
-        except (TracegradeError, duckdb.Error, OSError) as exc:
-            logger.error("archiving failed (the spans stay in the database): %s", exc)
+            done = archive_pass(cursor, self._retain_days, writer=self._writer)
+        except TracegradeError as exc:
+            logger.error("archiving stopped, retrying every %gs: %s", self._interval_s, exc)
+            return
+        except (duckdb.Error, OSError) as exc:
+            logger.error(
+                "an archiving pass failed, retrying every %gs (every span is in the database "
+                "or in a committed file): %s",
+                self._interval_s,
+                exc,
+            )
             return
         if done.spans:
             logger.info("archived %d spans into %d files", done.spans, done.files)

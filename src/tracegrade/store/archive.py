@@ -5,7 +5,8 @@ the retention), one batch per (day, hour) partition of the traces' first spans. 
 batch is one zstd Parquet file sorted by trace id, written first under `_tmp/`, then
 recorded in `archive_manifest` in the same transaction that deletes its spans from the
 hot table, then published (see `archive_files`). A kill at any moment leaves each span in
-exactly one of the hot table and a committed file. DuckDB files never shrink: the freed
+exactly one of the hot table and a committed file, and the span writer stores no span a
+committed file holds (see `archived`). DuckDB files never shrink: the freed
 blocks are reused by later spans, so retention caps the hot file's size rather than
 reducing it.
 """
@@ -14,17 +15,22 @@ from __future__ import annotations
 
 import contextlib
 import os
-import threading
 import time
 import uuid
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import duckdb
 
 from tracegrade._resources import sql_files
 from tracegrade.store.archive_files import Recovery, fsync, publish, recover, tmp_dir
 from tracegrade.store.archive_location import ArchiveLocation, hot_spans, location, open_archive
+from tracegrade.store.archive_owner import claim
+from tracegrade.store.archived import ArchivedSpans, drop_copies
 from tracegrade.store.rows import SPAN_COLUMNS
+
+if TYPE_CHECKING:
+    from tracegrade.store.writer import SpanWriter
 
 # The raw columns `spans` stores, as the writer and the database filled them.
 ARCHIVED_COLUMNS = (*SPAN_COLUMNS, "ingested_at")
@@ -35,11 +41,13 @@ _ROW_GROUP = 122_880
 
 @dataclass(frozen=True)
 class ArchivePass:
-    """What one pass did: spans moved, files written, and what recovery found first."""
+    """What one pass did: spans moved, files written, what recovery found first, and hot
+    copies of archived spans deleted (stored by an older tracegrade)."""
 
     spans: int
     files: int
     recovery: Recovery
+    copies: int = 0
 
 
 def archive_database(
@@ -65,14 +73,18 @@ def archive_pass(
     retain_days: float,
     *,
     now_ns: int | None = None,
-    commit_lock: threading.Lock | None = None,
+    writer: SpanWriter | None = None,
 ) -> ArchivePass:
-    """Archive every trace that ended more than `retain_days` ago. `commit_lock`, when the
-    connection's database has a live writer, is held only around each batch's commit."""
+    """Archive every trace that ended more than `retain_days` ago. `writer`, the live
+    writer of the connection's database if it has one: its lock is held only around each
+    batch's commit and publishing, and it learns what the archive now holds."""
     where = location(connection)
     if where is None:
         raise ValueError("archive_pass needs the database's archive location set first")
+    claim(connection, where.root, where.shard)  # each pass: its owner file may have gone
     recovery = recover(connection, where)
+    archived = writer.archived if writer else ArchivedSpans(connection)
+    copies = drop_copies(connection, archived, writer.commit_lock if writer else None)
     now = time.time_ns() if now_ns is None else now_ns
     connection.execute("SET VARIABLE tg_archive_cutoff = ?", [now - int(retain_days * _NS_PER_DAY)])
     connection.execute(_sql("01_candidates", hot_spans=hot_spans(connection)))
@@ -81,9 +93,9 @@ def archive_pass(
     ).fetchall()
     moved = 0
     for day, hour in partitions:
-        moved += _archive_batch(connection, where, day, hour, commit_lock)
+        moved += _archive_batch(connection, where, day, hour, writer)
     connection.execute("DROP TABLE IF EXISTS archive_candidates")
-    return ArchivePass(spans=moved, files=len(partitions), recovery=recovery)
+    return ArchivePass(spans=moved, files=len(partitions), recovery=recovery, copies=copies)
 
 
 def _archive_batch(
@@ -91,7 +103,7 @@ def _archive_batch(
     where: ArchiveLocation,
     day: object,
     hour: int,
-    commit_lock: threading.Lock | None,
+    writer: SpanWriter | None,
 ) -> int:
     batch_id = uuid.uuid4().hex[:16]
     connection.execute("SET VARIABLE tg_archive_day = ?", [day])
@@ -100,9 +112,17 @@ def _archive_batch(
     connection.execute(_sql("02_batch", hot_spans=hot_spans(connection), columns=columns))
     tmp_path = _write_tmp(connection, where, batch_id)
     path = f"shard={where.shard}/day={day}/hour={hour}/{batch_id}.parquet"
-    with commit_lock or contextlib.nullcontext():
-        spans = _commit(connection, where, tmp_path, path, batch_id, (day, hour))
-    publish(where.root, tmp_path, path)
+    ((spans, min_end, max_end),) = connection.execute(
+        "SELECT count(*), min(end_ns), max(end_ns) FROM archive_batch"
+    ).fetchall()
+    entry = [path, tmp_path, batch_id, day, hour, spans, min_end, max_end]
+    # Publishing under the lock too: the writer then finds every committed file where
+    # the manifest says, at its place or (only after a crash) at its temporary path.
+    with writer.commit_lock if writer else contextlib.nullcontext():
+        if writer:
+            writer.archived.raise_horizon(int(max_end))  # before the spans leave the table
+        _commit(connection, where, entry)
+        publish(where.root, tmp_path, path)
     connection.execute("DROP TABLE archive_batch")
     return int(spans)
 
@@ -122,22 +142,16 @@ def _write_tmp(connection: duckdb.DuckDBPyConnection, where: ArchiveLocation, ba
 
 
 def _commit(
-    connection: duckdb.DuckDBPyConnection,
-    where: ArchiveLocation,
-    tmp_path: str,
-    path: str,
-    batch_id: str,
-    partition: tuple[object, int],
-) -> int:
+    connection: duckdb.DuckDBPyConnection, where: ArchiveLocation, entry: list[object]
+) -> None:
     """The manifest row and the hot spans' deletion, in one transaction."""
-    ((spans,),) = connection.execute("SELECT count(*) FROM archive_batch").fetchall()
-    size = (where.root / tmp_path).stat().st_size
+    size = (where.root / str(entry[1])).stat().st_size
     connection.execute("BEGIN TRANSACTION")
     try:
         connection.execute(
-            "INSERT INTO archive_manifest (path, tmp_path, batch_id, day, hour, spans, bytes) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [path, tmp_path, batch_id, *partition, spans, size],
+            "INSERT INTO archive_manifest (path, tmp_path, batch_id, day, hour, spans, "
+            "min_end_ns, max_end_ns, bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [*entry, size],
         )
         connection.execute(
             f"DELETE FROM {hot_spans(connection)} WHERE (trace_id, span_id) IN "  # noqa: S608 — the catalog's name
@@ -147,7 +161,6 @@ def _commit(
     except BaseException:
         connection.execute("ROLLBACK")
         raise
-    return int(spans)
 
 
 def _sql(stem: str, **names: str) -> str:

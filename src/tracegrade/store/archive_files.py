@@ -45,25 +45,32 @@ def publish(root: Path, tmp_path: str, path: str) -> None:
     """Move one committed file from its temporary path to its place, durably."""
     final = root / path
     final.parent.mkdir(parents=True, exist_ok=True)
-    os.replace(root / tmp_path, final)
+    try:
+        os.replace(root / tmp_path, final)
+    except FileNotFoundError:
+        raise ArchiveError(
+            f"archived file {root / tmp_path} was deleted before it was published: the spans "
+            "it held are lost. Is another process archiving into this folder as this shard?"
+        ) from None
     fsync(final.parent)
 
 
 def recover(connection: duckdb.DuckDBPyConnection, where: ArchiveLocation) -> Recovery:
     """Finish or undo what a crash left half done (see the module's docstring)."""
-    rows = connection.execute("SELECT path, tmp_path FROM archive_manifest").fetchall()
+    rows = connection.execute("SELECT path, tmp_path, spans FROM archive_manifest").fetchall()
     rolled = 0
-    for path, tmp_path in rows:
+    for path, tmp_path, spans in rows:
         if (where.root / path).exists():
             continue
         if not (where.root / tmp_path).exists():
             raise ArchiveError(
                 f"archived file {where.root / path} is missing (the manifest of this database "
-                "lists it): restore it from a backup, or the spans it holds are lost"
+                f"lists it, with {spans} spans): nothing more is archived until it is restored "
+                "from a backup"
             )
         publish(where.root, tmp_path, path)
         rolled += 1
-    known = {tmp for _, tmp in rows}
+    known = {tmp for _, tmp, _ in rows}
     orphans = [
         f
         for f in sorted(tmp_dir(where).glob("*.parquet"))

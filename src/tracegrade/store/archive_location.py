@@ -17,6 +17,7 @@ import duckdb
 
 from tracegrade._resources import sql_files
 from tracegrade.errors import ArchiveError
+from tracegrade.store.archive_owner import claim
 
 _SHARD_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 FILES_GLOB = "shard=*/day=*/hour=*/*.parquet"
@@ -55,8 +56,9 @@ def location(connection: duckdb.DuckDBPyConnection) -> ArchiveLocation | None:
 def set_location(
     connection: duckdb.DuckDBPyConnection, root: str | os.PathLike[str], shard: str
 ) -> ArchiveLocation:
-    """Record where this database archives; a database keeps one root and one shard name,
-    because its manifest's paths are relative to them."""
+    """Record where this database archives. A database keeps one root, because its
+    manifest's paths are relative to it; its shard name may change (a database refused a
+    shard another owns), and what it archived stays where it is."""
     if not _SHARD_NAME.match(shard):
         raise ArchiveError(
             f"shard {shard!r}: use 1-64 letters, digits, '_', '-' or '.', starting with a "
@@ -66,9 +68,13 @@ def set_location(
     current = location(connection)
     if current is None:
         connection.execute(
-            "INSERT INTO archive_location (root, shard) VALUES (?, ?)",
+            "INSERT INTO archive_location (root, shard, database_id) "
+            "VALUES (?, ?, uuid()::VARCHAR)",
             [str(wanted.root), wanted.shard],
         )
+        return wanted
+    if current.root == wanted.root and current.shard != wanted.shard:
+        connection.execute("UPDATE archive_location SET shard = ?", [wanted.shard])
         return wanted
     if current != wanted:
         raise ArchiveError(
@@ -102,8 +108,17 @@ def layer_archive(connection: duckdb.DuckDBPyConnection) -> bool:
 def open_archive(
     connection: duckdb.DuckDBPyConnection, root: str | os.PathLike[str], shard: str
 ) -> ArchiveLocation:
-    """Set (or check) the archive of the database and read it with the hot table."""
-    where = set_location(connection, root, shard)
+    """Set (or check) the archive of the database, claim its shard in the archive (see
+    `archive_owner`), and read the archive with the hot table. A refused claim records no
+    location, so the database may then be given another shard."""
+    connection.execute("BEGIN TRANSACTION")
+    try:
+        where = set_location(connection, root, shard)
+        claim(connection, where.root, where.shard)
+        connection.execute("COMMIT")
+    except BaseException:
+        connection.execute("ROLLBACK")
+        raise
     layer_archive(connection)
     return where
 

@@ -26,6 +26,7 @@ import numpy as np
 from tracegrade._fork import in_child_after_fork
 from tracegrade.errors import DatabaseError
 from tracegrade.store.archive_location import hot_spans
+from tracegrade.store.archived import ArchivedSpans
 from tracegrade.store.connection import connect
 from tracegrade.store.rows import INTEGER_COLUMNS, SPAN_COLUMNS, SpanRow
 
@@ -55,6 +56,7 @@ class SpanWriter:
         table = hot_spans(connection)
         self._insert_sql = f"INSERT INTO {table} {_SELECT}"
         self._insert_new_only_sql = f"INSERT OR IGNORE INTO {table} {_SELECT}"
+        self._archived = ArchivedSpans(connection)
         self._lock = threading.Lock()
         self._closed = False
         self._pid = os.getpid()
@@ -76,6 +78,11 @@ class SpanWriter:
         return self._lock
 
     @property
+    def archived(self) -> ArchivedSpans:
+        """What the archive holds: an archiving pass raises its horizon as it commits."""
+        return self._archived
+
+    @property
     def inherited(self) -> bool:
         """True in a forked child: the writer is its parent's and cannot be used here."""
         return os.getpid() != self._pid
@@ -92,10 +99,22 @@ class SpanWriter:
         with self._lock:
             self._connection.register(_BATCH_VIEW, batch)
             try:
-                stored = self._insert()
+                stored = self._insert_new(batch)
             finally:
                 self._connection.unregister(_BATCH_VIEW)
         return WriteResult(stored=stored, duplicates=len(rows) - stored)
+
+    def _insert_new(self, batch: dict[str, np.ndarray]) -> int:
+        """Insert the batch but the spans the archive already holds (see `archived`)."""
+        known = self._archived.known(self._connection, _BATCH_VIEW, batch["end_ns"])
+        if known:
+            keys = zip(batch["trace_id"], batch["span_id"], strict=True)
+            keep = np.array([key not in known for key in keys], dtype=bool)
+            if not keep.any():
+                return 0
+            self._connection.unregister(_BATCH_VIEW)
+            self._connection.register(_BATCH_VIEW, {k: v[keep] for k, v in batch.items()})
+        return self._insert()
 
     def _insert(self) -> int:
         # DuckDB plans INSERT OR IGNORE as a MERGE that joins the batch against the key
