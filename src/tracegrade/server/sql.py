@@ -6,8 +6,10 @@ encoded a few at a time, counting bytes, so an answer over the byte cap is refus
 it is built; one deadline covers the whole request, from its arrival to the last byte
 encoded (DuckDB is interrupted at it, encoding checks it between rows).
 
-DuckDB computes a result 2,048 rows at a time: a query of very wide rows can take memory
-inside DuckDB before the cap applies; the server's memory watch (memory.py) interrupts it.
+DuckDB computes a result 2,048 rows at a time, outside its memory_limit, and cannot be
+interrupted within them: those rows are in memory before the cap applies (100 rows of 10 MB
+are 1 GB). Hence one query at a time, fetched a few rows at a time; the server's memory
+watch (memory.py) stops a query once the process nears its budget.
 """
 
 from __future__ import annotations
@@ -59,6 +61,10 @@ class ReadOnlyQueries:
         self._running: dict[duckdb.DuckDBPyConnection, str] = {}
         """Each running query's cursor, and why it would have been interrupted."""
         self._lock = threading.Lock()
+        self._one_at_a_time = threading.Lock()
+        """A user's queries run one at a time: DuckDB computes up to 2,048 rows at once outside
+        its memory_limit, and two queries of 100 rows of 10 MB each, at once, had taken the
+        process to 2,129 MiB of a 2,048 MiB budget (one alone: 1,422 MiB)."""
 
     def run(
         self,
@@ -73,10 +79,15 @@ class ReadOnlyQueries:
         deadline = deadline or time.monotonic() + self.timeout_s
         statement = _guarded(sql)
         cap = min(limit or self.max_rows, self.max_rows)
-        with self._cursor(deadline, cancel) as cursor, read_only_transaction(cursor):
-            self._execute(cursor, statement, params)
-            description = cursor.description or []
-            rows, truncated = self._encoded_rows(cursor, cap, deadline)
+        if not self._one_at_a_time.acquire(timeout=max(0.0, deadline - time.monotonic())):
+            raise SqlFailed(self._too_long())
+        try:
+            with self._cursor(deadline, cancel) as cursor, read_only_transaction(cursor):
+                self._execute(cursor, statement, params)
+                description = cursor.description or []
+                rows, truncated = self._encoded_rows(cursor, cap, deadline)
+        finally:
+            self._one_at_a_time.release()
         head = json.dumps(
             {"columns": [c[0] for c in description], "types": [str(c[1]) for c in description]}
         )
@@ -153,23 +164,31 @@ class ReadOnlyQueries:
     def _encoded_rows(
         self, cursor: duckdb.DuckDBPyConnection, cap: int, deadline: float
     ) -> tuple[list[bytes], bool]:
-        """Up to `cap` rows as JSON, and whether there were more; within bytes and time."""
+        """Up to `cap` rows as JSON, and whether there were more; within bytes and time.
+
+        Each fetch takes as many rows as the bytes left would hold at the rows' size so far
+        (one to begin with): Python holds about the answer cap and a row more (a fixed 64
+        rows of 10 MB each had been 640 MB at once, twice: values and their JSON)."""
         encoded: list[bytes] = []
-        size = 0
+        size, want = 0, 1
         while len(encoded) <= cap:
-            batch = cursor.fetchmany(min(_FETCH_ROWS, cap + 1 - len(encoded)))
+            batch = cursor.fetchmany(min(want, cap + 1 - len(encoded)))
             if not batch:
                 return encoded, False
             for row in batch:
                 encoded.append(encode_row(row))
                 size += len(encoded[-1]) + 2
+            del batch, row
             if size > self.max_bytes:
+                rows = len(encoded)
+                encoded.clear()  # the error's traceback keeps this frame until a collection
                 raise SqlFailed(
-                    f"the answer is over the {self.max_bytes} byte limit (after "
-                    f"{len(encoded)} rows): select fewer rows or columns, or aggregate in SQL"
+                    f"the answer is over the {self.max_bytes} byte limit (after {rows} rows): "
+                    "select fewer rows or columns, or aggregate in SQL"
                 )
             if time.monotonic() > deadline:
                 raise SqlFailed(self._too_long())
+            want = max(1, min(_FETCH_ROWS, (self.max_bytes - size) * len(encoded) // size))
         return encoded[:cap], True
 
     def _too_long(self) -> str:

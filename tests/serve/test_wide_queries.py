@@ -1,0 +1,89 @@
+"""Queries of very wide rows against a real serve: the process stays within `--memory-mb`,
+the query is refused with the reason, and once the load stops the server takes spans again
+(issue 23: these queries had wedged it at 1.8 GB, 503 to everything, /health 200)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.support.span_factory import adk_like_spans
+
+from .helpers import PROTOBUF, Reply, Server, protobuf, start_server
+
+MIB = 1024 * 1024
+WIDE = "SELECT repeat('x', 10000000) FROM range({rows})"  # 10 MB a row
+RECOVERY_S = 10
+
+
+@pytest.fixture
+def budgeted(workdir: Path, request: pytest.FixtureRequest) -> Iterator[Server]:
+    """A fresh serve per test, so that its peak resident size (VmHWM) is this test's."""
+    server = start_server(workdir, "--memory-mb", str(request.param), token="")
+    yield server
+    server.stop()
+
+
+def status_mib(server: Server, key: str) -> float:
+    for line in Path(f"/proc/{server.process.pid}/status").read_text().splitlines():
+        if line.startswith(key + ":"):
+            return int(line.split()[1]) / 1024
+    raise KeyError(key)
+
+
+def wide(server: Server, rows: int) -> Reply:
+    return server.sql(WIDE.format(rows=rows))
+
+
+def assert_refused_for_its_size(reply: Reply) -> None:
+    assert reply.status == 400, reply.body
+    assert "over the 67108864 byte limit" in reply.json()["error"]
+
+
+def assert_takes_spans_again(server: Server, seed: int) -> None:
+    """Within RECOVERY_S of the load stopping: spans are stored, /health says ok, and the
+    process is back under half its budget (what the query took was handed back)."""
+    body = protobuf(adk_like_spans(1, seed=seed))
+    deadline = time.monotonic() + RECOVERY_S
+    while True:
+        stored = server.post("/v1/traces", body, PROTOBUF, timeout=10)
+        health = server.health()
+        resident = status_mib(server, "VmRSS")
+        if stored.status == health.status == 200 and resident < server_budget_mib(server) / 2:
+            break
+        assert time.monotonic() < deadline, (stored.status, stored.body, health.body, resident)
+        time.sleep(0.2)
+    assert health.json()["status"] == "ok"
+
+
+def server_budget_mib(server: Server) -> int:
+    command = Path(f"/proc/{server.process.pid}/cmdline").read_bytes().split(b"\0")
+    return int(command[command.index(b"--memory-mb") + 1])
+
+
+@pytest.mark.parametrize("budgeted", [2048], indirect=True)
+def test_two_wide_queries_one_after_the_other_stay_within_the_budget(budgeted: Server) -> None:
+    assert_refused_for_its_size(wide(budgeted, 20))
+    assert_refused_for_its_size(wide(budgeted, 100))
+    assert (peak := status_mib(budgeted, "VmHWM")) <= 2048, peak
+    assert_takes_spans_again(budgeted, seed=2301)
+
+
+@pytest.mark.parametrize("budgeted", [2048], indirect=True)
+def test_two_wide_queries_at_once_stay_within_the_budget(budgeted: Server) -> None:
+    replies: list[Reply] = []
+    senders = [threading.Thread(target=lambda: replies.append(wide(budgeted, 100)))
+               for _ in range(2)]  # fmt: skip
+    for sender in senders:
+        sender.start()
+    for sender in senders:
+        sender.join(120)
+    assert len(replies) == 2
+    for reply in replies:
+        assert_refused_for_its_size(reply)
+    assert (peak := status_mib(budgeted, "VmHWM")) <= 2048, peak
+    assert_takes_spans_again(budgeted, seed=2302)
