@@ -1,6 +1,7 @@
 """Queries of very wide rows against a real serve: the process stays within `--memory-mb`,
-the query is refused with the reason, and once the load stops the server takes spans again
-(issue 23: these queries had wedged it at 1.8 GB, 503 to everything, /health 200)."""
+the query is refused with the reason, /health says 503 while ingest is refused, and once the
+load stops the server takes spans again (issue 23: these queries had wedged it at 1.8 GB,
+503 to everything, /health 200)."""
 
 from __future__ import annotations
 
@@ -87,3 +88,33 @@ def test_two_wide_queries_at_once_stay_within_the_budget(budgeted: Server) -> No
         assert_refused_for_its_size(reply)
     assert (peak := status_mib(budgeted, "VmHWM")) <= 2048, peak
     assert_takes_spans_again(budgeted, seed=2302)
+
+
+@pytest.mark.parametrize("budgeted", [1024], indirect=True)
+def test_health_is_503_with_the_reason_while_ingest_is_refused(budgeted: Server) -> None:
+    """80 rows of 10 MB (800 MB at once in DuckDB) take a 1024 MiB server past the 85% at
+    which it refuses ingest; /health, polled meanwhile, says so, then ok again."""
+    seen: list[tuple[int, str, int]] = []
+    done = threading.Event()
+
+    def poll() -> None:
+        body = protobuf(adk_like_spans(1, seed=2303))
+        while not done.is_set():
+            health = budgeted.health()
+            stored = budgeted.post("/v1/traces", body, PROTOBUF, timeout=10)
+            seen.append((health.status, health.json().get("reason", ""), stored.status))
+            time.sleep(0.02)
+
+    poller = threading.Thread(target=poll)
+    poller.start()
+    try:
+        query = wide(budgeted, 80)
+    finally:
+        done.set()
+        poller.join(30)
+    assert query.status == 400, query.body  # over the answer cap, or stopped short of memory
+    refusing = [reason for health, reason, _ in seen if health == 503]
+    assert refusing, f"/health never said 503 while {len(seen)} polls ran"
+    assert all("budget: retry later" in reason for reason in refusing)
+    assert any(stored == 503 for _, _, stored in seen), "ingest was never refused"
+    assert_takes_spans_again(budgeted, seed=2304)
