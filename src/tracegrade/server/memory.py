@@ -7,7 +7,8 @@ a fixed allowance for the interpreter and libraries. Those budgets bound what is
 accounted; what is not (a checkpoint's working memory outside the buffer pool, DuckDB's
 2,048-row result chunks, allocator slack) is caught by watching the process's resident
 size itself: over `refuse_at`, new ingest, SQL and scoring get 503 with Retry-After until
-it falls back; over `interrupt_at`, running queries and scorings are stopped.
+it falls back (and /health says so); over `interrupt_at`, running queries and scorings are
+stopped. After a user's query that grew the process, what it freed is handed back at once.
 """
 
 from __future__ import annotations
@@ -144,10 +145,11 @@ def resident_bytes() -> int:
 def _give_back_free_memory() -> None:
     """The allocators keep freed memory for reuse (measured: DuckDB's jemalloc held 1 GB after
     a 1 GB query, idle, for good); purging hands it back, ~85 ms for 1 GB. Only when over the
-    line: DuckDB's `allocator_background_threads` would do it all the time, for ~5% more CPU
-    per ingested span (measured with bench/ingest). Python's unreachable cycles go first: a
-    failed request's traceback holds its frames, and their rows, until a collection, which
-    an idle server may not run for good (startup's heap is frozen out of it: well under a ms)."""
+    line or after a query that grew the process: DuckDB's `allocator_background_threads`
+    would do it all the time, for ~5% more CPU per ingested span (measured with
+    bench/ingest). Python's unreachable cycles go first: a failed request's traceback holds
+    its frames, and their rows, until a collection, which an idle server may not run for
+    good (startup's heap is frozen out of it: well under a ms)."""
     gc.collect()
     if _jemalloc_purge is not None:
         _jemalloc_purge()
