@@ -36,6 +36,7 @@ from tracegrade.store.readonly import (
 from tracegrade.store.view_functions import register_view_functions
 
 _FETCH_ROWS = 64
+_WAIT_SLICE_S = 0.1
 
 
 class SqlRefused(Exception):
@@ -61,10 +62,7 @@ class ReadOnlyQueries:
         self._running: dict[duckdb.DuckDBPyConnection, str] = {}
         """Each running query's cursor, and why it would have been interrupted."""
         self._lock = threading.Lock()
-        self._one_at_a_time = threading.Lock()
-        """A user's queries run one at a time: DuckDB computes up to 2,048 rows at once outside
-        its memory_limit, and two queries of 100 rows of 10 MB each, at once, had taken the
-        process to 2,129 MiB of a 2,048 MiB budget (one alone: 1,422 MiB)."""
+        self._turns = _OneAtATime()
 
     def run(
         self,
@@ -79,15 +77,15 @@ class ReadOnlyQueries:
         deadline = deadline or time.monotonic() + self.timeout_s
         statement = _guarded(sql)
         cap = min(limit or self.max_rows, self.max_rows)
-        if not self._one_at_a_time.acquire(timeout=max(0.0, deadline - time.monotonic())):
-            raise SqlFailed(self._too_long())
-        try:
-            with self._cursor(deadline, cancel) as cursor, read_only_transaction(cursor):
-                self._execute(cursor, statement, params)
-                description = cursor.description or []
-                rows, truncated = self._encoded_rows(cursor, cap, deadline)
-        finally:
-            self._one_at_a_time.release()
+        cancel = cancel or Cancellation()
+        with (
+            self._turns.turn(deadline, cancel, self._too_long()),
+            self._cursor(deadline, cancel) as cursor,
+            read_only_transaction(cursor),
+        ):
+            self._execute(cursor, statement, params)
+            description = cursor.description or []
+            rows, truncated = self._encoded_rows(cursor, cap, deadline)
         head = json.dumps(
             {"columns": [c[0] for c in description], "types": [str(c[1]) for c in description]}
         )
@@ -116,7 +114,9 @@ class ReadOnlyQueries:
         return int(row[0]) if row else 0
 
     def interrupt_all(self, why: str) -> None:
-        """Stop every query in progress (at shutdown, or when memory runs short)."""
+        """Stop every query in progress or waiting its turn (at shutdown, or when memory runs
+        short)."""
+        self._turns.stop_waiting(why)
         with self._lock:
             for cursor in self._running:
                 self._running[cursor] = why
@@ -193,6 +193,44 @@ class ReadOnlyQueries:
 
     def _too_long(self) -> str:
         return f"the query ran longer than {self.timeout_s:g} s and was stopped"
+
+
+class _OneAtATime:
+    """A user's queries run one at a time: DuckDB computes up to 2,048 rows at once outside
+    its memory_limit, and two queries of 100 rows of 10 MB each, at once, had taken the
+    process to 2,129 MiB of a 2,048 MiB budget (one alone: 1,422 MiB). The next one waits,
+    until its deadline, its cancellation, or `stop_waiting`."""
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._busy = False
+        self._stops, self._why = 0, ""
+
+    @contextmanager
+    def turn(self, deadline: float, cancel: Cancellation, too_long: str) -> Iterator[None]:
+        with self._changed:
+            stops = self._stops
+            while self._busy and stops == self._stops and cancel.reason is None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise SqlFailed(too_long)
+                self._changed.wait(min(left, _WAIT_SLICE_S))  # a cancel does not notify
+            if stops != self._stops:
+                raise SqlFailed(self._why)
+            if cancel.reason is not None:
+                raise SqlFailed(cancel.reason)
+            self._busy = True
+        try:
+            yield
+        finally:
+            with self._changed:
+                self._busy = False
+                self._changed.notify()
+
+    def stop_waiting(self, why: str) -> None:
+        with self._changed:
+            self._stops, self._why = self._stops + 1, why
+            self._changed.notify_all()
 
 
 def _guarded(sql: str) -> duckdb.Statement:
