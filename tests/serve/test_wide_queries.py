@@ -19,6 +19,8 @@ from .helpers import PROTOBUF, Reply, Server, protobuf, start_server
 WIDE = "SELECT repeat('x', 10000000) FROM range({rows})"  # 10 MB a row
 RECOVERY_S = 10
 
+pytestmark = pytest.mark.slow  # each test starts a serve that grows to ~1.3 GiB
+
 
 @pytest.fixture
 def budgeted(workdir: Path, request: pytest.FixtureRequest) -> Iterator[Server]:
