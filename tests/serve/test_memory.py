@@ -1,10 +1,13 @@
-"""The memory budget: its shares, and the watch that refuses work once the process is over it
-(the real flood is measured by bench/ingest/big_bodies.py)."""
+"""The memory budget: its shares, the watch that refuses work once the process is over it
+(the real flood is measured by bench/ingest/big_bodies.py), and worker threads that keep
+nothing of work that failed."""
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,6 +16,7 @@ import pytest
 from tracegrade.server.commit import CommitQueue
 from tracegrade.server.config import ServeConfig
 from tracegrade.server.memory import MIB, MemoryBudget, MemoryWatch, resident_bytes
+from tracegrade.server.pools import Pool
 from tracegrade.server.receiver import Receiver
 from tracegrade.server.stats import IngestStats
 from tracegrade.store import SpanWriter
@@ -58,3 +62,32 @@ def test_over_the_budget_ingest_is_told_to_retry_and_queries_are_stopped(
     assert "budget: retry later" in str(refusal)
     assert receiver.short_of_memory() is not None
     assert critical.wait(10), "running queries were not stopped past the budget"
+
+
+class Rows:
+    """Stands for a failed query's rows (a class, so that a weak reference can watch it)."""
+
+
+def test_an_idle_worker_thread_keeps_nothing_of_work_that_failed() -> None:
+    """Its rows are freed once the caller drops the future, with no garbage collection: a
+    refused query's traceback, held by the thread's last future, had kept 1.2 GB resident."""
+    pool = Pool(1, "tracegrade-test")
+    watched: list[weakref.ref[Rows]] = []
+
+    def fail() -> None:
+        rows = Rows()
+        watched.append(weakref.ref(rows))
+        raise ValueError("refused")
+
+    gc.disable()
+    try:
+        future = pool.submit(fail)
+        assert isinstance(future.exception(10), ValueError)
+        del future
+        deadline = time.monotonic() + 5
+        while watched[0]() is not None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert watched[0]() is None, "the worker thread still holds the failed work's rows"
+    finally:
+        gc.enable()
+        assert pool.stop(time.monotonic() + 5)

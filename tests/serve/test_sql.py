@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import threading
 import time
+from typing import Any
 
 import duckdb
 import pytest
@@ -150,4 +152,59 @@ def test_a_query_past_its_timeout_is_stopped() -> None:
             "SELECT count(*) FROM range(1000000000) a, range(1000000) b WHERE a.range * b.range = 7"
         )
     assert time.monotonic() - started < 5
+    assert json.loads(queries.run("SELECT 1 AS one"))["rows"] == [[1]]
+
+
+SLOW = "SELECT count(*) FROM range(1000000000) a, range(1000000) b WHERE a.range * b.range = 7"
+
+
+def in_thread(
+    queries: ReadOnlyQueries, sql: str, deadline: float
+) -> tuple[threading.Thread, list[Any]]:
+    """Run one query on its own thread; the list gets its answer or error, and the time."""
+    outcome: list[Any] = []
+
+    def run() -> None:
+        try:
+            outcome.append(queries.run(sql, deadline=deadline))
+        except SqlFailed as exc:
+            outcome.append(exc)
+        outcome.append(time.monotonic())
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread, outcome
+
+
+def test_a_users_queries_take_turns() -> None:
+    """The second waits for the first to end (DuckDB would hold both queries' rows at once)."""
+    connection = duckdb.connect()
+    lock_down(connection)
+    queries = ReadOnlyQueries(connection, timeout_s=30, max_rows=10, max_bytes=1 << 20)
+    slow, slow_outcome = in_thread(queries, SLOW, time.monotonic() + 1.0)
+    time.sleep(0.3)
+    quick, quick_outcome = in_thread(queries, "SELECT 1 AS one", time.monotonic() + 30)
+    slow.join(30)
+    quick.join(30)
+    assert isinstance(slow_outcome[0], SqlFailed)
+    assert json.loads(quick_outcome[0])["rows"] == [[1]]
+    assert quick_outcome[1] >= slow_outcome[1]
+
+
+def test_stopping_every_query_stops_those_waiting_their_turn() -> None:
+    connection = duckdb.connect()
+    lock_down(connection)
+    queries = ReadOnlyQueries(connection, timeout_s=30, max_rows=10, max_bytes=1 << 20)
+    running, running_outcome = in_thread(queries, SLOW, time.monotonic() + 30)
+    time.sleep(0.3)
+    waiting, waiting_outcome = in_thread(queries, "SELECT 1", time.monotonic() + 30)
+    time.sleep(0.3)
+    stopped = time.monotonic()
+    queries.interrupt_all("the server is stopping: the query was stopped")
+    running.join(30)
+    waiting.join(30)
+    for outcome in (running_outcome, waiting_outcome):
+        assert isinstance(outcome[0], SqlFailed)
+        assert str(outcome[0]) == "the server is stopping: the query was stopped"
+        assert outcome[1] - stopped < 10
     assert json.loads(queries.run("SELECT 1 AS one"))["rows"] == [[1]]

@@ -7,13 +7,15 @@ a fixed allowance for the interpreter and libraries. Those budgets bound what is
 accounted; what is not (a checkpoint's working memory outside the buffer pool, DuckDB's
 2,048-row result chunks, allocator slack) is caught by watching the process's resident
 size itself: over `refuse_at`, new ingest, SQL and scoring get 503 with Retry-After until
-it falls back; over `interrupt_at`, running queries and scorings are stopped.
+it falls back (and /health says so); over `interrupt_at`, running queries and scorings are
+stopped. After a user's query that grew the process, what it freed is handed back at once.
 """
 
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import gc
 import logging
 import os
 import threading
@@ -28,6 +30,7 @@ MIB = 1024 * 1024
 _BASELINE_BYTES = 256 * MIB
 _PAGE = os.sysconf("SC_PAGE_SIZE")
 _PURGE_EVERY_S = 1.0
+_SETTLE_GROWTH = 64 * MIB
 
 
 @dataclass(frozen=True)
@@ -99,6 +102,15 @@ class MemoryWatch:
     def over(self) -> bool:
         return self.resident > self.budget.refuse_at
 
+    def settle(self, before: int) -> None:
+        """After a user's query, which found the process at `before` bytes: if it has grown
+        by more than 64 MiB since, freed memory is handed back at once (a wide query had left
+        DuckDB's allocator holding ~1 GB, below `purge_at`, for the next one to add to).
+        On a worker thread: a purge takes ~85 ms a GB."""
+        if resident_bytes() > before + _SETTLE_GROWTH:
+            _give_back_free_memory()
+            self.resident = resident_bytes()
+
     def describe(self) -> str:
         return (
             f"the server uses {self.resident // MIB} MiB, over {self.budget.refuse_at // MIB} "
@@ -133,8 +145,12 @@ def resident_bytes() -> int:
 def _give_back_free_memory() -> None:
     """The allocators keep freed memory for reuse (measured: DuckDB's jemalloc held 1 GB after
     a 1 GB query, idle, for good); purging hands it back, ~85 ms for 1 GB. Only when over the
-    line: DuckDB's `allocator_background_threads` would do it all the time, for ~5% more CPU
-    per ingested span (measured with bench/ingest)."""
+    line or after a query that grew the process: DuckDB's `allocator_background_threads`
+    would do it all the time, for ~5% more CPU per ingested span (measured with
+    bench/ingest). Python's unreachable cycles go first: a failed request's traceback holds
+    its frames, and their rows, until a collection, which an idle server may not run for
+    good (startup's heap is frozen out of it: well under a ms)."""
+    gc.collect()
     if _jemalloc_purge is not None:
         _jemalloc_purge()
     if _malloc_trim is not None:

@@ -73,11 +73,14 @@ class Receiver:
         return None
 
     def unhealthy(self) -> str | None:
-        """Why the server cannot take spans now and will not by itself soon, if so."""
+        """Why the server refuses spans (503) or cannot store them, if so; not a full queue,
+        which is back pressure for a second (429)."""
         if self.draining:
             return "the server is shutting down"
         if not self.commit.alive:
             return "the database writer has stopped"
+        if (short := self.short_of_memory()) is not None:
+            return str(short)
         return self.commit.failure
 
     def store(self, decoded: Decoded, weight: int) -> Future[None]:

@@ -194,6 +194,7 @@ class Endpoints:
 
     async def _sql_query(self, body: bytes, gone: asyncio.Event) -> Response:
         deadline = time.monotonic() + self._queries.timeout_s  # the whole request, encoding too
+        memory, before = self._receiver.memory, self._receiver.memory.resident
         try:
             sql, params, limit = parse_request(body)
             cancel = Cancellation()
@@ -203,6 +204,8 @@ class Endpoints:
             return json_error(403, str(exc))
         except SqlFailed as exc:
             return json_error(400, str(exc))
+        finally:
+            self._pools.sql.submit(memory.settle, before)
         return Response(200, result)
 
     async def _page(self, head: RequestHead, gone: asyncio.Event) -> Response:

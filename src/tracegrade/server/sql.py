@@ -6,8 +6,10 @@ encoded a few at a time, counting bytes, so an answer over the byte cap is refus
 it is built; one deadline covers the whole request, from its arrival to the last byte
 encoded (DuckDB is interrupted at it, encoding checks it between rows).
 
-DuckDB computes a result 2,048 rows at a time: a query of very wide rows can take memory
-inside DuckDB before the cap applies; the server's memory watch (memory.py) interrupts it.
+DuckDB computes a result 2,048 rows at a time, outside its memory_limit, and cannot be
+interrupted within them: those rows are in memory before the cap applies (100 rows of 10 MB
+are 1 GB). Hence one query at a time, fetched a few rows at a time; the server's memory
+watch (memory.py) stops a query once the process nears its budget.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from tracegrade.store.readonly import (
 from tracegrade.store.view_functions import register_view_functions
 
 _FETCH_ROWS = 64
+_WAIT_SLICE_S = 0.1
 
 
 class SqlRefused(Exception):
@@ -59,6 +62,7 @@ class ReadOnlyQueries:
         self._running: dict[duckdb.DuckDBPyConnection, str] = {}
         """Each running query's cursor, and why it would have been interrupted."""
         self._lock = threading.Lock()
+        self._turns = _OneAtATime()
 
     def run(
         self,
@@ -73,7 +77,12 @@ class ReadOnlyQueries:
         deadline = deadline or time.monotonic() + self.timeout_s
         statement = _guarded(sql)
         cap = min(limit or self.max_rows, self.max_rows)
-        with self._cursor(deadline, cancel) as cursor, read_only_transaction(cursor):
+        cancel = cancel or Cancellation()
+        with (
+            self._turns.turn(deadline, cancel, self._too_long()),
+            self._cursor(deadline, cancel) as cursor,
+            read_only_transaction(cursor),
+        ):
             self._execute(cursor, statement, params)
             description = cursor.description or []
             rows, truncated = self._encoded_rows(cursor, cap, deadline)
@@ -105,7 +114,9 @@ class ReadOnlyQueries:
         return int(row[0]) if row else 0
 
     def interrupt_all(self, why: str) -> None:
-        """Stop every query in progress (at shutdown, or when memory runs short)."""
+        """Stop every query in progress or waiting its turn (at shutdown, or when memory runs
+        short)."""
+        self._turns.stop_waiting(why)
         with self._lock:
             for cursor in self._running:
                 self._running[cursor] = why
@@ -153,27 +164,73 @@ class ReadOnlyQueries:
     def _encoded_rows(
         self, cursor: duckdb.DuckDBPyConnection, cap: int, deadline: float
     ) -> tuple[list[bytes], bool]:
-        """Up to `cap` rows as JSON, and whether there were more; within bytes and time."""
+        """Up to `cap` rows as JSON, and whether there were more; within bytes and time.
+
+        Each fetch takes as many rows as the bytes left would hold at the rows' size so far
+        (one to begin with): Python holds about the answer cap and a row more (a fixed 64
+        rows of 10 MB each had been 640 MB at once, twice: values and their JSON)."""
         encoded: list[bytes] = []
-        size = 0
+        size, want = 0, 1
         while len(encoded) <= cap:
-            batch = cursor.fetchmany(min(_FETCH_ROWS, cap + 1 - len(encoded)))
+            batch = cursor.fetchmany(min(want, cap + 1 - len(encoded)))
             if not batch:
                 return encoded, False
             for row in batch:
                 encoded.append(encode_row(row))
                 size += len(encoded[-1]) + 2
+            del batch, row
             if size > self.max_bytes:
+                rows = len(encoded)
+                encoded.clear()  # the error's traceback keeps this frame until a collection
                 raise SqlFailed(
-                    f"the answer is over the {self.max_bytes} byte limit (after "
-                    f"{len(encoded)} rows): select fewer rows or columns, or aggregate in SQL"
+                    f"the answer is over the {self.max_bytes} byte limit (after {rows} rows): "
+                    "select fewer rows or columns, or aggregate in SQL"
                 )
             if time.monotonic() > deadline:
                 raise SqlFailed(self._too_long())
+            want = max(1, min(_FETCH_ROWS, (self.max_bytes - size) * len(encoded) // size))
         return encoded[:cap], True
 
     def _too_long(self) -> str:
         return f"the query ran longer than {self.timeout_s:g} s and was stopped"
+
+
+class _OneAtATime:
+    """A user's queries run one at a time: DuckDB computes up to 2,048 rows at once outside
+    its memory_limit, and two queries of 100 rows of 10 MB each, at once, had taken the
+    process to 2,129 MiB of a 2,048 MiB budget (one alone: 1,422 MiB). The next one waits,
+    until its deadline, its cancellation, or `stop_waiting`."""
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._busy = False
+        self._stops, self._why = 0, ""
+
+    @contextmanager
+    def turn(self, deadline: float, cancel: Cancellation, too_long: str) -> Iterator[None]:
+        with self._changed:
+            stops = self._stops
+            while self._busy and stops == self._stops and cancel.reason is None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise SqlFailed(too_long)
+                self._changed.wait(min(left, _WAIT_SLICE_S))  # a cancel does not notify
+            if stops != self._stops:
+                raise SqlFailed(self._why)
+            if cancel.reason is not None:
+                raise SqlFailed(cancel.reason)
+            self._busy = True
+        try:
+            yield
+        finally:
+            with self._changed:
+                self._busy = False
+                self._changed.notify()
+
+    def stop_waiting(self, why: str) -> None:
+        with self._changed:
+            self._stops, self._why = self._stops + 1, why
+            self._changed.notify_all()
 
 
 def _guarded(sql: str) -> duckdb.Statement:
