@@ -40,6 +40,10 @@ class ServeConfig:
     """Bearer token required on every request but /health; None or "" turns auth off."""
     allow_unauthenticated: bool = False
     """Serve without a token on an address other hosts can reach (refused otherwise)."""
+    tls_cert: Path | None = None
+    """PEM certificate (chain) for HTTPS and gRPC over TLS; None: plain HTTP and gRPC."""
+    tls_key: Path | None = None
+    """PEM private key of `tls_cert`; given both or neither."""
     max_body_bytes: int = DEFAULT_MAX_BODY_MB * MIB
     """Largest request body, compressed and again after decompression (413 above it)."""
     max_spans_per_request: int = 65_536

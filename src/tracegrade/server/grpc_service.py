@@ -124,8 +124,11 @@ class _Handlers:  # a grpc.GenericRpcHandler (grpcio asks only for `service`)
         return self._export if self._receiver.authorized(str(authorization)) else self._refuse
 
 
-def start_grpc(receiver: Receiver, host: str, port: int) -> grpc.Server:
-    """Listen on host:port (raises OSError if that is impossible) and start serving."""
+def start_grpc(
+    receiver: Receiver, host: str, port: int, credentials: grpc.ServerCredentials | None
+) -> grpc.Server:
+    """Listen on host:port, over TLS with `credentials` (raises OSError if that is
+    impossible), and start serving."""
     server = grpc.server(
         ThreadPoolExecutor(max_workers=_WORKERS, thread_name_prefix="tracegrade-grpc"),
         maximum_concurrent_rpcs=_MAX_CONCURRENT_RPCS,
@@ -138,7 +141,10 @@ def start_grpc(receiver: Receiver, host: str, port: int) -> grpc.Server:
     server.add_generic_rpc_handlers((_Handlers(TraceService(receiver), receiver),))
     address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     try:
-        bound = server.add_insecure_port(address)
+        if credentials is None:
+            bound = server.add_insecure_port(address)
+        else:
+            bound = server.add_secure_port(address, credentials)
     except RuntimeError as exc:
         raise OSError(f"cannot listen on {address} for OTLP/gRPC: {exc}") from None
     if not bound:

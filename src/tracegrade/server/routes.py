@@ -58,12 +58,13 @@ class Endpoints:
         scoring: ScoringRequests,
         pools: Pools,
         db: str,
+        tls: bool = False,
     ) -> None:
         self._receiver, self._queries, self._scoring = receiver, queries, scoring
         self._pools = pools
         self._db = db
         self._config = receiver.config
-        self._page_auth = PageAuth(self._config.auth_token)
+        self._page_auth = PageAuth(self._config.auth_token, secure=tls)
 
     def admit(self, head: RequestHead) -> Response | int:
         if is_page(head.path):
