@@ -30,6 +30,7 @@ from opentelemetry.sdk.trace.export import SpanExportResult
 
 from tests.support.otlp import otlp_request
 from tests.support.span_factory import adk_like_spans
+from tracegrade.server.messages import RequestHead
 from tracegrade.server.pages import PageAuth
 
 from .helpers import TRACEGRADE, Server, free_port, ids_of, request, start_server
@@ -173,9 +174,15 @@ def test_the_sign_in_cookie_is_secure_over_tls(secure: Server) -> None:
     assert request(secure.port, "GET", "/", None, {"cookie": cookie}, 30, secure.tls).status == 200
 
 
-def test_without_tls_the_cookie_is_not_secure() -> None:
-    assert "Secure" not in PageAuth(TOKEN)._attributes
-    assert PageAuth(TOKEN, secure=True)._attributes.endswith("; Secure")
+@pytest.mark.parametrize("secure", [False, True])
+def test_the_cookie_is_secure_exactly_with_tls(secure: bool) -> None:
+    head = RequestHead("GET", "/", {}, "/", f"token={TOKEN}")
+    signed_in = PageAuth(TOKEN, secure=secure).check(head, bearer_ok=False)
+    assert signed_in is not None
+    assert signed_in.status == 303
+    attributes = {a.strip() for a in dict(signed_in.headers)["set-cookie"].split(";")[1:]}
+    expected = {"Path=/", "HttpOnly", "SameSite=Strict"}
+    assert attributes == (expected | {"Secure"} if secure else expected)
 
 
 def serve_fails(workdir: Path, *args: str) -> str:
