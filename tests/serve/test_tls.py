@@ -41,22 +41,63 @@ TOKEN = "tls-token"
 def write_certificate(folder: Path, name: str = "serve") -> tuple[Path, Path]:
     """A self-signed certificate for 127.0.0.1 and localhost, and its key, as PEM files."""
     key = ec.generate_private_key(ec.SECP256R1())
-    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "tracegrade test")])
-    now = datetime.datetime.now(datetime.UTC)
+    subject = _name("tracegrade test")
     names = [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
-    certificate = (
+    certificate = _builder(subject, subject, key, names).sign(key, hashes.SHA256())
+    return _write(folder, name, [certificate], key)
+
+
+def write_issued_certificate(folder: Path) -> tuple[Path, Path, Path]:
+    """A CA, and a certificate it issued for tracegrade.example only (not 127.0.0.1): the
+    chain file (certificate then CA), its key, and the CA's file."""
+    ca_key, key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
+    ca_name = _name("tracegrade test CA")
+    ca = (
+        _builder(ca_name, ca_name, ca_key, [])
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .add_extension(x509.KeyUsage(False, False, False, False, False, True, True, False, False),
+                       critical=True)
+        .sign(ca_key, hashes.SHA256())
+    )  # fmt: skip
+    names = [x509.DNSName("tracegrade.example")]
+    issued = _builder(_name("tracegrade.example"), ca_name, key, names).sign(
+        ca_key, hashes.SHA256()
+    )
+    chain, chain_key = _write(folder, "issued", [issued, ca], key)
+    return chain, chain_key, _write(folder, "ca", [ca], ca_key)[0]
+
+
+def _name(common_name: str) -> x509.Name:
+    return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
+
+
+def _builder(
+    subject: x509.Name,
+    issuer: x509.Name,
+    key: ec.EllipticCurvePrivateKey,
+    names: list[x509.GeneralName],
+) -> x509.CertificateBuilder:
+    now = datetime.datetime.now(datetime.UTC)
+    builder = (
         x509.CertificateBuilder()
         .subject_name(subject)
-        .issuer_name(subject)
+        .issuer_name(issuer)
         .public_key(key.public_key())
         .serial_number(x509.random_serial_number())
         .not_valid_before(now - datetime.timedelta(minutes=5))
         .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(x509.SubjectAlternativeName(names), critical=False)
-        .sign(key, hashes.SHA256())
     )
+    if names:
+        builder = builder.add_extension(x509.SubjectAlternativeName(names), critical=False)
+    return builder
+
+
+def _write(
+    folder: Path, name: str, certificates: list[x509.Certificate], key: ec.EllipticCurvePrivateKey
+) -> tuple[Path, Path]:
     cert_path, key_path = folder / f"{name}.crt", folder / f"{name}.key"
-    cert_path.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
+    pem = b"".join(c.public_bytes(serialization.Encoding.PEM) for c in certificates)
+    cert_path.write_bytes(pem)
     key_path.write_bytes(
         key.private_bytes(
             serialization.Encoding.PEM,
@@ -172,6 +213,29 @@ def test_the_sign_in_cookie_is_secure_over_tls(secure: Server) -> None:
     assert {"Secure", "HttpOnly", "SameSite=Strict"} <= set(attributes)
     cookie = reply.headers["set-cookie"].split(";")[0]
     assert request(secure.port, "GET", "/", None, {"cookie": cookie}, 30, secure.tls).status == 200
+
+
+def test_the_sidecar_trusts_an_issued_certificate_whatever_its_name(workdir: Path) -> None:
+    """A CA's certificate for another name: a --server URL checks the name and refuses it;
+    the sidecar's client trusts that very certificate (the first of the chain file)."""
+    chain, key, ca = write_issued_certificate(workdir)
+    trust = ssl.create_default_context(cafile=str(ca))
+    trust.check_hostname = False
+    server = start_server(
+        workdir, "--tls-cert", str(chain), "--tls-key", str(key), token=TOKEN, tls=trust
+    )
+    try:
+        token = {"TRACEGRADE_TOKEN": TOKEN}
+        found = sql_cli("--db", str(server.db), "SELECT 42 AS answer", env=token)
+        by_url = sql_cli(
+            "--server", server.url, "SELECT 1", env={**token, "TRACEGRADE_CA_CERT": str(ca)}
+        )
+    finally:
+        server.stop()
+    assert found.returncode == 0, found.stderr
+    assert json.loads(found.stdout) == [{"answer": 42}]
+    assert by_url.returncode != 0
+    assert "mismatch, certificate is not valid for '127.0.0.1'" in by_url.stderr
 
 
 @pytest.mark.parametrize("secure", [False, True])
