@@ -10,7 +10,7 @@ import json
 import os
 import ssl
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import grpc
@@ -75,7 +75,7 @@ def _builder(
     subject: x509.Name,
     issuer: x509.Name,
     key: ec.EllipticCurvePrivateKey,
-    names: list[x509.GeneralName],
+    names: Sequence[x509.GeneralName],
 ) -> x509.CertificateBuilder:
     now = datetime.datetime.now(datetime.UTC)
     builder = (
