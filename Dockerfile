@@ -17,13 +17,17 @@ RUN groupadd --system --gid 10001 tracegrade \
  && mkdir /data /archive \
  && chown tracegrade:tracegrade /data /archive
 
-# Only what the build backend needs: project metadata, the readme it embeds, the package, and
-# queries/ (force-included into the wheel).
+# Every dependency, and the build backend, exactly as requirements.lock pins them: pip checks
+# each download against the lock's sha256 hashes and installs nothing the lock does not name.
+# Then the package itself, with nothing more fetched (no dependencies, no isolated build).
+# Its build needs only project metadata, the readme it embeds, the package, and queries/
+# (force-included into the wheel).
 WORKDIR /build
-COPY pyproject.toml README.md ./
+COPY requirements.lock pyproject.toml README.md ./
 COPY src ./src
 COPY queries ./queries
-RUN pip install --no-cache-dir . \
+RUN pip install --no-cache-dir --require-hashes -r requirements.lock \
+ && pip install --no-cache-dir --no-deps --no-build-isolation . \
  && rm -rf /build
 
 USER tracegrade

@@ -5,6 +5,11 @@ a sidecar `<db>.serve.json` (its pid, URL, and whether a token is needed, never 
 and removes it on a clean exit. `find_server()` reads the sidecar and checks that the
 process lives and answers; `RemoteDatabase` then runs SELECTs through the server.
 
+A serve with TLS records its certificate's path in the sidecar: a client that found it
+there trusts that one certificate (its first in the file) and no other, whatever name it
+is for, since the sidecar's loopback URL rarely is the certificate's name. A URL given by
+hand is checked as browsers do, against the system's CAs plus `$TRACEGRADE_CA_CERT`.
+
 Standard library only: commands that merely query must not pull in the server's stack.
 """
 
@@ -12,6 +17,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import ssl
 import urllib.error
 import urllib.request
 from dataclasses import asdict, dataclass
@@ -22,6 +29,8 @@ from tracegrade.errors import DatabaseError
 
 SIDECAR_SUFFIX = ".serve.json"
 TOKEN_ENV = "TRACEGRADE_TOKEN"
+CA_CERT_ENV = "TRACEGRADE_CA_CERT"
+_PEM_CERT = re.compile(r"-----BEGIN CERTIFICATE-----.+?-----END CERTIFICATE-----", re.DOTALL)
 
 
 class RemoteError(DatabaseError):
@@ -38,6 +47,8 @@ class ServerInfo:
     token_required: bool
     db: str
     grpc_port: int | None = None
+    tls_cert: str | None = None
+    """The certificate (PEM) serve answers HTTPS with; None without TLS."""
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2)
@@ -82,6 +93,8 @@ def _sidecar_problem(info: ServerInfo) -> str | None:
         return f"url {info.url!r} is not an http URL"
     if not isinstance(info.db, str):
         return f"db {info.db!r} is not a path"
+    if info.tls_cert is not None and not isinstance(info.tls_cert, str):
+        return f"tls_cert {info.tls_cert!r} is not a path"
     return None
 
 
@@ -101,7 +114,8 @@ def find_server(db: str | os.PathLike[str], timeout_s: float = 2.0) -> ServerInf
     if info is None or not _alive(info.pid):
         return None
     try:
-        health = _request(f"{info.url}/health", None, None, timeout_s)
+        context = tls_context(info.url, info.tls_cert)
+        health = _request(f"{info.url}/health", None, None, timeout_s, context)
     except RemoteError:
         return None
     # A recycled pid could belong to another process, and another server could answer at
@@ -132,14 +146,22 @@ class QueryResult:
 class RemoteDatabase:
     """Read-only SQL through a `tracegrade serve` (POST /v1/sql)."""
 
-    def __init__(self, url: str, token: str | None = None, timeout_s: float = 120.0) -> None:
+    def __init__(
+        self,
+        url: str,
+        token: str | None = None,
+        timeout_s: float = 120.0,
+        *,
+        pinned_cert: str | None = None,
+    ) -> None:
         self.url = url.rstrip("/")
         self._token = token if token is not None else os.environ.get(TOKEN_ENV) or None
         self._timeout_s = timeout_s
+        self._tls = tls_context(self.url, pinned_cert)
 
     @classmethod
     def for_server(cls, info: ServerInfo, token: str | None = None) -> RemoteDatabase:
-        return cls(info.url, token)
+        return cls(info.url, token, pinned_cert=info.tls_cert)
 
     def query(
         self, sql: str, params: list[Any] | None = None, *, limit: int | None = None
@@ -155,7 +177,7 @@ class RemoteDatabase:
 
     def score(self, request: dict[str, Any]) -> dict[str, Any]:
         """Have the server score what `request` selects (see tracegrade.scoring.stored)."""
-        return _request(f"{self.url}/v1/score", request, self._token, self._timeout_s)
+        return _request(f"{self.url}/v1/score", request, self._token, self._timeout_s, self._tls)
 
     def execute(
         self, sql: str, params: list[Any] | None = None, *, limit: int | None = None
@@ -165,14 +187,53 @@ class RemoteDatabase:
             body["params"] = params
         if limit is not None:
             body["limit"] = limit
-        document = _request(f"{self.url}/v1/sql", body, self._token, self._timeout_s)
+        document = _request(f"{self.url}/v1/sql", body, self._token, self._timeout_s, self._tls)
         return QueryResult(
             document["columns"], document["types"], document["rows"], document["truncated"]
         )
 
 
+def tls_context(url: str, pinned_cert: str | None = None) -> ssl.SSLContext | None:
+    """How to check the server's certificate: None for http; the one certificate in
+    `pinned_cert` (the sidecar's); else the system's CAs and `$TRACEGRADE_CA_CERT`."""
+    if not url.startswith("https://"):
+        return None
+    if pinned_cert is not None:
+        return _pinned(pinned_cert)
+    context = ssl.create_default_context()
+    extra = os.environ.get(CA_CERT_ENV)
+    if extra:
+        try:
+            context.load_verify_locations(cafile=extra)
+        except (OSError, ssl.SSLError) as exc:
+            raise RemoteError(f"${CA_CERT_ENV} {extra}: not a readable PEM file: {exc}") from None
+    return context
+
+
+def _pinned(path: str) -> ssl.SSLContext:
+    """Trusts exactly the first certificate of `path`: no CA, no other name."""
+    try:
+        found = _PEM_CERT.search(Path(path).read_text())
+    except (OSError, ValueError) as exc:
+        raise RemoteError(f"the server's certificate {path}: cannot read it: {exc}") from None
+    if found is None:
+        raise RemoteError(f"the server's certificate {path}: no PEM certificate in it")
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.check_hostname = False  # the one certificate is the check, not its name
+    context.verify_flags |= ssl.VERIFY_X509_PARTIAL_CHAIN  # a leaf as its own anchor
+    try:
+        context.load_verify_locations(cadata=found.group(0))
+    except ssl.SSLError as exc:
+        raise RemoteError(f"the server's certificate {path}: not a certificate: {exc}") from None
+    return context
+
+
 def _request(
-    url: str, body: dict[str, Any] | None, token: str | None, timeout_s: float
+    url: str,
+    body: dict[str, Any] | None,
+    token: str | None,
+    timeout_s: float,
+    context: ssl.SSLContext | None,
 ) -> dict[str, Any]:
     headers = {"content-type": "application/json"}
     if token:
@@ -180,7 +241,7 @@ def _request(
     data = None if body is None else json.dumps(body).encode()
     request = urllib.request.Request(url, data=data, headers=headers)
     try:
-        with urllib.request.urlopen(request, timeout=timeout_s) as response:
+        with urllib.request.urlopen(request, timeout=timeout_s, context=context) as response:
             document: dict[str, Any] = json.load(response)
             return document
     except urllib.error.HTTPError as exc:

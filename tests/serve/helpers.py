@@ -1,4 +1,5 @@
-"""A real `tracegrade serve` process on 127.0.0.1, and plain-HTTP ways to talk to it.
+"""A real `tracegrade serve` process on 127.0.0.1, and plain-HTTP (or, given an SSL
+context, HTTPS) ways to talk to it.
 
 Every network call has a timeout, so a server that hangs fails the test instead of
 stalling the run.
@@ -11,6 +12,7 @@ import json
 import os
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import time
@@ -54,10 +56,12 @@ class Server:
     log: Path
     token: str | None = None
     auth: dict[str, str] = field(default_factory=dict)
+    tls: ssl.SSLContext | None = None
+    """How to trust a serve started with --tls-cert; None: plain HTTP."""
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.port}"
 
     @property
     def traces_url(self) -> str:
@@ -70,10 +74,11 @@ class Server:
     def post(
         self, path: str, body: bytes, headers: dict[str, str] | None = None, timeout: float = 30
     ) -> Reply:
-        return request(self.port, "POST", path, body, {**self.auth, **(headers or {})}, timeout)
+        headers = {**self.auth, **(headers or {})}
+        return request(self.port, "POST", path, body, headers, timeout, self.tls)
 
     def health(self) -> Reply:
-        return request(self.port, "GET", "/health", None, {}, 5)
+        return request(self.port, "GET", "/health", None, {}, 5, self.tls)
 
     def sql(self, query: str, params: Sequence[Any] | None = None, **extra: Any) -> Reply:
         document = {
@@ -122,6 +127,7 @@ def start_server(
     env: dict[str, str] | None = None,
     wait: bool = True,
     preexec: Callable[[], None] | None = None,
+    tls: ssl.SSLContext | None = None,
 ) -> Server:
     db = db or workdir / "serve.duckdb"
     port, grpc_port = free_port(), free_port()
@@ -137,7 +143,7 @@ def start_server(
             command, stderr=stderr, stdout=subprocess.DEVNULL, env=environ, preexec_fn=preexec
         )
     auth = {"authorization": f"Bearer {token}"} if token else {}
-    server = Server(process, db, port, grpc_port, log, token, auth)
+    server = Server(process, db, port, grpc_port, log, token, auth, tls)
     if wait:
         wait_healthy(server)
     return server
@@ -161,9 +167,19 @@ def wait_healthy(server: Server, timeout: float = 30) -> None:
 
 
 def request(
-    port: int, method: str, path: str, body: bytes | None, headers: dict[str, str], timeout: float
+    port: int,
+    method: str,
+    path: str,
+    body: bytes | None,
+    headers: dict[str, str],
+    timeout: float,
+    tls: ssl.SSLContext | None = None,
 ) -> Reply:
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    connection = (
+        http.client.HTTPSConnection("127.0.0.1", port, timeout=timeout, context=tls)
+        if tls
+        else http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    )
     try:
         connection.request(method, path, body, headers)
         response = connection.getresponse()

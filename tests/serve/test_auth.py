@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -22,6 +24,7 @@ from tracegrade.server.config import ServeConfig
 from .helpers import JSON, PROTOBUF, TRACEGRADE, Server, free_port, protobuf, request, start_server
 
 TOKEN = "s3cret-token-for-tests"
+AUTH = ("authorization", f"Bearer {TOKEN}")
 
 
 @pytest.fixture(scope="module")
@@ -66,6 +69,36 @@ def test_grpc_needs_the_token_too(guarded: Server) -> None:
             stub.Export(message, timeout=10)
         assert refused.value.code() is grpc.StatusCode.UNAUTHENTICATED
         stub.Export(message, timeout=10, metadata=[("authorization", f"Bearer {TOKEN}")])
+
+
+EXPORT = "/opentelemetry.proto.collector.trace.v1.TraceService/Export"
+
+
+@pytest.mark.parametrize("metadata", [(), (("authorization", "Bearer wrong"),)])
+def test_grpc_refuses_before_the_body_is_read(guarded: Server, metadata: tuple[Any, ...]) -> None:
+    """The client sends the call's headers and holds its message back: the answer comes
+    while no body has been sent, so the server cannot have read one. Then a body that does
+    not decode, with the token missing, is refused for the token, not for the body."""
+    sent, release = threading.Event(), threading.Event()
+
+    def held_back() -> Iterator[bytes]:
+        release.wait(60)
+        sent.set()
+        yield otlp_request(adk_like_spans(1, seed=64)).SerializeToString()
+
+    with grpc.insecure_channel(guarded.grpc_target) as channel:
+        export = channel.stream_unary(EXPORT)
+        with pytest.raises(grpc.RpcError) as refused:
+            export(held_back(), timeout=30, metadata=metadata)
+        release.set()
+        assert refused.value.code() is grpc.StatusCode.UNAUTHENTICATED
+        assert not sent.is_set()
+        with pytest.raises(grpc.RpcError) as garbage:
+            channel.unary_unary(EXPORT)(b"\xff" * 1000, timeout=10, metadata=metadata)
+        assert garbage.value.code() is grpc.StatusCode.UNAUTHENTICATED
+        with pytest.raises(grpc.RpcError) as bad_body:
+            channel.unary_unary(EXPORT)(b"\xff" * 1000, timeout=10, metadata=[AUTH])
+        assert bad_body.value.code() is grpc.StatusCode.INVALID_ARGUMENT
 
 
 def test_health_is_open_and_the_token_never_leaves_the_server(guarded: Server) -> None:

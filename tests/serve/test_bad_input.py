@@ -386,3 +386,12 @@ def test_grpc_too_many_spans_is_invalid_argument(small_server: Server) -> None:
     ):
         TraceServiceStub(channel).Export(request, timeout=10)  # type: ignore[no-untyped-call]
     assert refused.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+
+
+def test_a_grpc_message_over_the_limit_is_resource_exhausted(small_server: Server) -> None:
+    oversized = b"\x0a" + b"\xff" * (MAX_BODY_MB * 1024 * 1024)
+    with grpc.insecure_channel(small_server.grpc_target) as channel:
+        export = channel.unary_unary("/opentelemetry.proto.collector.trace.v1.TraceService/Export")
+        with pytest.raises(grpc.RpcError) as refused:
+            export(oversized, timeout=60)
+    assert refused.value.code() is grpc.StatusCode.RESOURCE_EXHAUSTED

@@ -26,6 +26,7 @@ def test_sidecar_discovery_and_removal_on_sigterm(workdir: Path) -> None:
         "token_required": False,
         "db": str(server.db.resolve()),
         "grpc_port": None,
+        "tls_cert": None,
     }
     assert "OTLP/gRPC" not in server.stderr()
     found = find_server(server.db)

@@ -61,6 +61,17 @@ def serve_command(
             show_default=False,
         ),
     ] = None,
+    tls_cert: Annotated[
+        Path | None,
+        typer.Option(
+            help="PEM certificate (chain): serve HTTPS and gRPC over TLS with it and --tls-key.",
+            show_default=False,
+        ),
+    ] = None,
+    tls_key: Annotated[
+        Path | None,
+        typer.Option(help="PEM private key (unencrypted) of --tls-cert.", show_default=False),
+    ] = None,
     max_body_mb: Annotated[
         int,
         typer.Option(min=1, help="Largest request body in MiB, compressed and decompressed."),
@@ -128,8 +139,9 @@ def serve_command(
     (429/503, gRPC UNAVAILABLE). While it runs, `POST /v1/sql` answers read-only queries
     on the same port, and a browser sees the runs, cases, turns and traffic at `/` (the
     pages `--html` writes; with a token, open them once with `?token=<the token>`). On an
-    address other than loopback a token is required. Stop it with
-    SIGTERM or Ctrl-C: it finishes requests in progress, flushes and closes the database.
+    address other than loopback a token is required; with --tls-cert and --tls-key the
+    token and spans cross the network encrypted. Stop it with SIGTERM or Ctrl-C: it
+    finishes requests in progress, flushes and closes the database.
     """
     from tracegrade.server.app import serve
     from tracegrade.store import resolve_path
@@ -143,6 +155,8 @@ def serve_command(
         token=token or None,
         allow_unauthenticated=allow_unauthenticated,
         allowed_hosts=tuple(allowed_host or ()),
+        tls_cert=tls_cert,
+        tls_key=tls_key,
         max_body_bytes=max_body_mb * MIB,
         max_queued_spans=max_queued_spans,
         memory_mb=memory_mb,

@@ -27,6 +27,7 @@ from tracegrade.server.http_server import HttpServer
 from tracegrade.server.memory import MIB, MemoryBudget
 from tracegrade.server.parts import Parts
 from tracegrade.server.stats import log_line
+from tracegrade.server.tls import TlsFiles, load_tls
 from tracegrade.store import SpanWriter
 from tracegrade.store.archive_location import open_archive
 from tracegrade.store.readonly import lock_down
@@ -42,13 +43,14 @@ def serve(config: ServeConfig) -> None:
     """Serve until SIGTERM or SIGINT, then finish in-flight requests, flush, close, return."""
     check_token(config.auth_token)
     check_exposure(config)
+    tls = load_tls(config)
     budget = MemoryBudget(config.memory_mb * MIB)
     writer = SpanWriter.open(config.db, discard_damaged_log=config.discard_damaged_log)
     try:
         if config.archive is not None:  # before the lock: it allows the archive's folder
             open_archive(writer.connection, config.archive, config.shard)
         _configure(writer.connection, config, budget)
-        server = Server(config, writer, budget)
+        server = Server(config, writer, budget, tls)
         _freeze_startup_heap()
         asyncio.run(server.run())
     finally:
@@ -106,8 +108,11 @@ def _configure(
 
 
 class Server:
-    def __init__(self, config: ServeConfig, writer: SpanWriter, budget: MemoryBudget) -> None:
+    def __init__(
+        self, config: ServeConfig, writer: SpanWriter, budget: MemoryBudget, tls: TlsFiles | None
+    ) -> None:
         self.config = config
+        self.tls = tls
         self.parts = Parts.build(config, writer, budget)
         self.db = str(Path(config.db).expanduser().resolve())
 
@@ -141,11 +146,13 @@ class Server:
                 "(is another tracegrade serve running? see --port)"
             ) from None
         try:
-            self.parts.start_grpc()
+            self.parts.start_grpc(self.tls)
         except OSError as exc:
             listener.close()
             raise ServeError(f"{exc} (see --grpc-port; 0 turns gRPC off)") from None
-        http = HttpServer(self.parts.http_app(self.db), config, listener)
+        http = HttpServer(
+            self.parts.http_app(self.db, self.tls is not None), config, listener, self.tls
+        )
         # Before the first request is answered: whoever sees /health answer finds the sidecar.
         self._announce(http.port)
         try:
@@ -173,9 +180,15 @@ class Server:
 
     def _announce(self, port: int) -> None:
         config, token = self.config, self.parts.receiver.token_required
-        url = sidecar.http_url(config.host, port)
-        sidecar.write(ServerInfo(os.getpid(), url, token, self.db, config.grpc_port or None))
-        grpc_text = f", OTLP/gRPC on {config.host}:{config.grpc_port}" if config.grpc_port else ""
+        tls = self.tls
+        url = sidecar.http_url(config.host, port, tls is not None)
+        cert = str(tls.cert) if tls else None
+        sidecar.write(ServerInfo(os.getpid(), url, token, self.db, config.grpc_port or None, cert))
+        grpc_text = (
+            f", OTLP/gRPC{' over TLS' if tls else ''} on {config.host}:{config.grpc_port}"
+            if config.grpc_port
+            else ""
+        )
         logger.info(
             "serving %s: OTLP/HTTP on %s/v1/traces%s, read-only SQL on %s/v1/sql, pages on "
             "%s/; %s; memory budget %d MiB (DuckDB %d MiB)",

@@ -43,6 +43,10 @@ class ServeConfig:
     allowed_hosts: tuple[str, ...] = ()
     """Host names answered without a token besides IP addresses, localhost and the bound
     name (crosssite.py): the names clients use to reach this server."""
+    tls_cert: Path | None = None
+    """PEM certificate (chain) for HTTPS and gRPC over TLS; None: plain HTTP and gRPC."""
+    tls_key: Path | None = None
+    """PEM private key of `tls_cert`; given both or neither."""
     max_body_bytes: int = DEFAULT_MAX_BODY_MB * MIB
     """Largest request body, compressed and again after decompression (413 above it)."""
     max_spans_per_request: int = 65_536

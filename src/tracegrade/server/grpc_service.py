@@ -5,10 +5,15 @@ its worker threads; from there the path is the HTTP one: the same admission, dec
 commit queue and acknowledgement after commit. The parse is ours, not the generated
 stub's: grpcio answers a request its deserializer cannot read with INTERNAL, where OTLP
 says INVALID_ARGUMENT (INTERNAL would make a sender retry bad data).
+
+The token is checked on the call's metadata, before grpcio is asked for the message: a
+unary handler would receive the whole body (up to the limit) before our code ran, so a
+call without the token gets a handler that answers UNAUTHENTICATED and never reads.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, NoReturn
 
@@ -29,7 +34,7 @@ _WORKERS = 4
 # Beyond the workers, requests wait in grpcio's queue holding their bytes: keep it short.
 _MAX_CONCURRENT_RPCS = 16
 _COMMIT_WAIT_S = 120.0
-_SERVICE = "opentelemetry.proto.collector.trace.v1.TraceService"
+_EXPORT = "/opentelemetry.proto.collector.trace.v1.TraceService/Export"
 
 
 def _parse(data: bytes) -> ExportTraceServiceRequest | Refused:
@@ -47,9 +52,6 @@ class TraceService:
     def Export(  # the RPC's name, as the OTLP service defines it
         self, request: ExportTraceServiceRequest | Refused, context: grpc.ServicerContext
     ) -> ExportTraceServiceResponse:
-        metadata = dict(context.invocation_metadata())
-        if not self._receiver.authorized(str(metadata.get("authorization", ""))):
-            self._abort(context, 401, grpc.StatusCode.UNAUTHENTICATED, "missing or wrong token")
         try:
             if isinstance(request, Refused):
                 raise request
@@ -60,6 +62,11 @@ class TraceService:
             self._abort(context, exc.status, grpc.StatusCode.INVALID_ARGUMENT, str(exc))
         self._receiver.stats.answered(200)
         return response
+
+    def refuse(self, _requests: Iterator[object], context: grpc.ServicerContext) -> NoReturn:
+        """The handler of a call without the token: it never takes a message from the
+        iterator, so grpcio never receives or parses the body."""
+        self._abort(context, 401, grpc.StatusCode.UNAUTHENTICATED, "missing or wrong token")
 
     def _export(self, request: ExportTraceServiceRequest) -> ExportTraceServiceResponse:
         receiver = self._receiver
@@ -96,8 +103,32 @@ class TraceService:
         raise AssertionError("grpc's abort() returned")  # it raises; this satisfies the type
 
 
-def start_grpc(receiver: Receiver, host: str, port: int) -> grpc.Server:
-    """Listen on host:port (raises OSError if that is impossible) and start serving."""
+class _Handlers:  # a grpc.GenericRpcHandler (grpcio asks only for `service`)
+    """Picks the handler from the call's method and metadata, before any message is read."""
+
+    def __init__(self, service: TraceService, receiver: Receiver) -> None:
+        self._receiver = receiver
+        self._export = grpc.unary_unary_rpc_method_handler(
+            service.Export,
+            request_deserializer=_parse,
+            response_serializer=ExportTraceServiceResponse.SerializeToString,
+        )
+        # The wire does not tell unary from streaming: a stream handler lets us answer
+        # before asking for the message a unary handler would receive first.
+        self._refuse = grpc.stream_unary_rpc_method_handler(service.refuse)
+
+    def service(self, details: grpc.HandlerCallDetails) -> grpc.RpcMethodHandler | None:
+        if details.method != _EXPORT:
+            return None  # grpcio answers UNIMPLEMENTED
+        authorization = dict(details.invocation_metadata).get("authorization", "")
+        return self._export if self._receiver.authorized(str(authorization)) else self._refuse
+
+
+def start_grpc(
+    receiver: Receiver, host: str, port: int, credentials: grpc.ServerCredentials | None
+) -> grpc.Server:
+    """Listen on host:port, over TLS with `credentials` (raises OSError if that is
+    impossible), and start serving."""
     server = grpc.server(
         ThreadPoolExecutor(max_workers=_WORKERS, thread_name_prefix="tracegrade-grpc"),
         maximum_concurrent_rpcs=_MAX_CONCURRENT_RPCS,
@@ -107,17 +138,13 @@ def start_grpc(receiver: Receiver, host: str, port: int) -> grpc.Server:
             ("grpc.so_reuseport", 0),
         ],
     )
-    export = grpc.unary_unary_rpc_method_handler(
-        TraceService(receiver).Export,
-        request_deserializer=_parse,
-        response_serializer=ExportTraceServiceResponse.SerializeToString,
-    )
-    server.add_generic_rpc_handlers(
-        (grpc.method_handlers_generic_handler(_SERVICE, {"Export": export}),)
-    )
+    server.add_generic_rpc_handlers((_Handlers(TraceService(receiver), receiver),))
     address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     try:
-        bound = server.add_insecure_port(address)
+        if credentials is None:
+            bound = server.add_insecure_port(address)
+        else:
+            bound = server.add_secure_port(address, credentials)
     except RuntimeError as exc:
         raise OSError(f"cannot listen on {address} for OTLP/gRPC: {exc}") from None
     if not bound:

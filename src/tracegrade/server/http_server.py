@@ -16,6 +16,7 @@ import uvicorn
 from tracegrade.server.asgi import HttpApp
 from tracegrade.server.config import ServeConfig
 from tracegrade.server.protocol import ConnectionLimits, protocol_class
+from tracegrade.server.tls import TlsFiles
 
 MAX_HEAD_BYTES = 64 * 1024
 
@@ -27,7 +28,9 @@ class _Uvicorn(uvicorn.Server):
 
 
 class HttpServer:
-    def __init__(self, app: HttpApp, config: ServeConfig, listener: socket.socket) -> None:
+    def __init__(
+        self, app: HttpApp, config: ServeConfig, listener: socket.socket, tls: TlsFiles | None
+    ) -> None:
         limits = ConnectionLimits(
             max_connections=config.max_connections,
             idle_timeout_s=config.idle_timeout_s,
@@ -49,6 +52,8 @@ class HttpServer:
                 timeout_keep_alive=int(config.idle_timeout_s),
                 h11_max_incomplete_event_size=MAX_HEAD_BYTES,
                 backlog=1024,
+                ssl_certfile=tls.cert if tls else None,
+                ssl_keyfile=tls.key if tls else None,
             )
         )
         self.serving: asyncio.Task[None]

@@ -5,10 +5,11 @@ read-only transactions as POST /v1/sql.
 
 A browser cannot send a bearer token on a navigation, so with a token set a page also
 accepts a cookie: opening any page once with `?token=<the token>` sets it (HttpOnly,
-SameSite=Strict) and redirects to the same page without the token in its address, as
-Jupyter's token login does. The cookie holds an HMAC of the token, not the token: it opens
-the pages only, never POST /v1/traces, /v1/sql or /v1/score, so a page can never be made to
-write (SameSite=Strict keeps other sites' requests from carrying it either way).
+SameSite=Strict, and Secure when serve has TLS) and redirects to the same page without the
+token in its address, as Jupyter's token login does. The cookie holds an HMAC of the token,
+not the token: it opens the pages only, never POST /v1/traces, /v1/sql or /v1/score, so a
+page can never be made to write (SameSite=Strict keeps other sites' requests from carrying
+it either way).
 """
 
 from __future__ import annotations
@@ -92,8 +93,10 @@ class PageRequest:
 class PageAuth:
     """Who may see the pages: everyone without a token; else a bearer token or the cookie."""
 
-    def __init__(self, token: str | None) -> None:
+    def __init__(self, token: str | None, secure: bool = False) -> None:
         self._token = token.encode() if token else None
+        # Over HTTPS the browser must never send the cookie on a plain-HTTP request.
+        self._attributes = "Path=/; HttpOnly; SameSite=Strict" + ("; Secure" if secure else "")
         self._cookie = (
             hmac.new(self._token, b"tracegrade live pages", hashlib.sha256).hexdigest()
             if self._token
@@ -127,7 +130,7 @@ class PageAuth:
     def _sign_in(self, head: RequestHead, request: PageRequest) -> Response:
         rest = {k: v for k, v in request.query.items() if k != "token"}
         location = (head.raw_path or head.path) + (f"?{urlencode(rest)}" if rest else "")
-        cookie = f"{self.cookie_name}={self._cookie}; Path=/; HttpOnly; SameSite=Strict"
+        cookie = f"{self.cookie_name}={self._cookie}; {self._attributes}"
         headers = [("location", location), ("set-cookie", cookie), *_HEADERS]
         return Response(303, b"", HTML, headers)
 

@@ -20,6 +20,7 @@ from tracegrade.server.routes import Endpoints
 from tracegrade.server.scoring import ScoringRequests
 from tracegrade.server.sql import ReadOnlyQueries
 from tracegrade.server.stats import IngestStats
+from tracegrade.server.tls import TlsFiles
 from tracegrade.store import SpanWriter
 
 logger = logging.getLogger("tracegrade.serve")
@@ -80,13 +81,15 @@ class Parts:
         if self.archiving is not None:
             self.archiving.start()
 
-    def start_grpc(self) -> None:
+    def start_grpc(self, tls: TlsFiles | None) -> None:
         """Raises OSError when the port cannot be had."""
-        if self.config.grpc_port:
-            self.grpc_server = start_grpc(self.receiver, self.config.host, self.config.grpc_port)
+        config = self.config
+        if config.grpc_port:
+            credentials = tls.grpc_credentials() if tls else None
+            self.grpc_server = start_grpc(self.receiver, config.host, config.grpc_port, credentials)
 
-    def http_app(self, db: str) -> HttpApp:
-        endpoints = Endpoints(self.receiver, self.queries, self.scoring, self.pools, db)
+    def http_app(self, db: str, tls: bool) -> HttpApp:
+        endpoints = Endpoints(self.receiver, self.queries, self.scoring, self.pools, db, tls)
         return HttpApp(endpoints, self.config.body_timeout_s)
 
     def begin_shutdown(self) -> None:

@@ -61,12 +61,13 @@ class Endpoints:
         scoring: ScoringRequests,
         pools: Pools,
         db: str,
+        tls: bool = False,
     ) -> None:
         self._receiver, self._queries, self._scoring = receiver, queries, scoring
         self._pools = pools
         self._db = db
         self._config = receiver.config
-        self._page_auth = PageAuth(self._config.auth_token)
+        self._page_auth = PageAuth(self._config.auth_token, secure=tls)
         self._guard = CrossSiteGuard.for_server(
             self._config.host, self._config.allowed_hosts, self._config.auth_token
         )

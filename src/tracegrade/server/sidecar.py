@@ -9,13 +9,14 @@ from pathlib import Path
 from tracegrade.remote import ServerInfo, read_sidecar, sidecar_path
 
 
-def http_url(host: str, port: int) -> str:
+def http_url(host: str, port: int, tls: bool = False) -> str:
     """A URL local clients can use: a wildcard bind is reached through loopback."""
+    scheme = "https" if tls else "http"
     if host in ("", "0.0.0.0"):
         host = "127.0.0.1"
     elif host == "::":
         host = "::1"
-    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+    return f"{scheme}://[{host}]:{port}" if ":" in host else f"{scheme}://{host}:{port}"
 
 
 def write(info: ServerInfo) -> Path:
