@@ -10,11 +10,13 @@ from rich.table import Table
 
 from tracegrade.report.runs import RunSummary
 from tracegrade.report.values import DASH, to_text
+from tracegrade.terminal_safe import scrubbed
 
 _COLUMNS = ("run", "started (UTC)", "agent", "eval sets", "cases", "reps", "verdict", "pass", "err")
 
 
 def render_runs(runs: Sequence[RunSummary], width: int = 100, color: bool = False) -> str:
+    runs = scrubbed(list(runs))
     if not runs:
         return to_text(["No eval runs stored: `tracegrade run` records one."], width, color)
     table = Table(box=box.SIMPLE_HEAD, padding=0, show_edge=False)
