@@ -26,7 +26,9 @@ TOKEN = "the-token"
 TEN_YEARS_NS = 10 * 365 * 86400 * 10**9
 
 
-def _run_span(run_id: str, *, ahead_ns: int = 0, sign: str | None = None, **more: Any) -> Any:
+def _run_span(
+    run_id: str, *, ahead_ns: int = 0, sign: str | None = None, more: dict[str, Any] | None = None
+) -> Any:
     """A run span as `tracegrade run` records it (tuple-valued lists, as the SDK keeps
     them), signed under `sign` before `more` is added to it."""
     attributes: dict[str, Any] = {
@@ -38,7 +40,7 @@ def _run_span(run_id: str, *, ahead_ns: int = 0, sign: str | None = None, **more
     }
     if sign:
         attributes[SIGNATURE] = run_signature(attributes, sign)
-    attributes.update(more)
+    attributes.update(more or {})
     memory = InMemorySpanExporter()
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(memory))
@@ -87,10 +89,10 @@ def test_a_run_id_sent_again_keeps_its_first_receipt(writer: SpanWriter) -> None
 
 
 def test_only_a_signature_under_the_token_attests_a_run(writer: SpanWriter) -> None:
-    _receive(writer, _run_span("a-signed", sign=TOKEN, **{"collector.added": "x"}))
+    _receive(writer, _run_span("a-signed", sign=TOKEN, more={"collector.added": "x"}))
     _receive(writer, _run_span("b-other-token", sign="not-the-token"))
     # Signed, then its criteria changed: a signature copied onto other contents.
-    _receive(writer, _run_span("c-altered", sign=TOKEN, **{"tracegrade.criteria": "{}"}))
+    _receive(writer, _run_span("c-altered", sign=TOKEN, more={"tracegrade.criteria": "{}"}))
     _receive(writer, _run_span("d-unsigned"))
     assert sorted(_signed(writer, TOKEN)) == [
         ("a-signed", True), ("b-other-token", False), ("c-altered", False), ("d-unsigned", False)

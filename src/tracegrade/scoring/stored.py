@@ -144,7 +144,9 @@ def latest_run_id(connection: duckdb.DuckDBPyConnection, token: str | None = Non
 def run_criteria(connection: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, Any] | None:
     """The criteria document a run was made with, or None when it had none."""
     rows = connection.execute(
-        "SELECT criteria FROM eval_runs WHERE run_id = ?", [run_id]
+        # A run id sent twice is the run as first received (store.run_identity).
+        "SELECT criteria FROM eval_runs WHERE run_id = ? ORDER BY received_at LIMIT 1",
+        [run_id],
     ).fetchall()
     if not rows:
         raise NothingToScore(f"no eval run '{run_id}' is stored (see `tracegrade runs`)")
