@@ -21,7 +21,7 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from .helpers import PROTOBUF, TRACEGRADE, Server, protobuf, start_server
+from .helpers import PROTOBUF, TRACEGRADE, Server, protobuf, request, start_server
 
 ROOT = Path(__file__).parents[2]
 SHOP = ROOT / "tests" / "data" / "evalsets" / "harness" / "shop.evalset.json"
@@ -133,6 +133,7 @@ def test_with_a_token_an_unsigned_run_is_marked_and_never_latest(tmp_path: Path)
         runs = _runs(server, tmp_path, TOKEN)
         scored = _score_latest(server)
         table = _tracegrade("runs", "--server", server.url, cwd=tmp_path, token=TOKEN)
+        page = request(server.port, "GET", "/", None, server.auth, 60)
         report = _tracegrade(
             "report", "--server", server.url, "--json", str(tmp_path / "latest.json"),
             cwd=tmp_path, token=TOKEN,
@@ -150,3 +151,9 @@ def test_with_a_token_an_unsigned_run_is_marked_and_never_latest(tmp_path: Path)
     signed_column = {line.split()[0]: line.split()[-1] for line in table.stdout.splitlines()[2:]}
     assert signed_column["29991231T000000-forged"] == "NO"
     assert signed_column[real] == "yes"
+    assert page.status == 200
+    rows = {row.split("</td>")[0]: row for row in page.body.decode().split("<tr><td>")[1:]}
+    assert [r for r in rows if "unsigned" in r] == [
+        r for r in rows if "29991231T" in r
+    ]  # the live page marks the two forged runs, and only them
+    assert len([r for r in rows if "29991231T" in r]) == 2
