@@ -3,7 +3,8 @@
 --
 -- Columns:
 --   run_id               the run
---   started_at           when it started
+--   started_at           when it started, as its span says (the sender's clock: order runs
+--                        by received_at)
 --   agent                the agent reference it replayed
 --   eval_sets            JSON list of {eval_set_id, path, sha256, cases}
 --   models               the models in the agent tree
@@ -15,6 +16,7 @@
 --   git_commit           the working directory's git commit, if in a repository
 --   criteria             the criteria document the run was made with (JSON)
 --   trace_id             the trace holding the run and case spans
+--   received_at          when this database stored the run's span (its own clock)
 CREATE OR REPLACE VIEW eval_runs AS
 WITH cases AS (
     -- tg_run_ids: the cases' attributes are read only where the writer stored no `attrs`
@@ -36,7 +38,8 @@ SELECT
     r.attributes->>'tracegrade.version' AS tracegrade_version,
     r.attributes->>'tracegrade.git_commit' AS git_commit,
     CAST(r.attributes->>'tracegrade.criteria' AS JSON) AS criteria,
-    r.trace_id
+    r.trace_id,
+    r.ingested_at AS received_at
 FROM spans r
 LEFT JOIN cases c ON c.run_id = r.attributes->>'tracegrade.run_id'
 WHERE r.scope_name = 'tracegrade' AND r.name = 'tracegrade.eval_run'

@@ -77,8 +77,9 @@ class _LocalScoring:
 
     def score(self, request: dict[str, Any]) -> dict[str, Any]:
         from tracegrade.scoring.stored import score_request
+        from tracegrade.store.run_identity import run_token
 
-        return score_request(self._connection, request, self._metric_dirs)
+        return score_request(self._connection, request, self._metric_dirs, token=run_token())
 
 
 def _remote_scoring(remote: RemoteDatabase, metric_dirs: Iterable[Path]) -> RemoteDatabase:

@@ -12,6 +12,7 @@ import typer
 
 from tracegrade.errors import TracegradeError
 from tracegrade.exit_codes import ExitCode
+from tracegrade.terminal_safe import terminal_text
 
 DbOption = Annotated[
     Path | None,
@@ -114,7 +115,7 @@ def judge_options(
 
 def fail(message: str, code: ExitCode = ExitCode.USAGE_ERROR) -> typer.Exit:
     """Print one line to stderr; the caller raises what this returns."""
-    typer.echo(f"tracegrade: {message}", err=True)
+    typer.echo(f"tracegrade: {terminal_text(message)}", err=True)  # it may quote data
     return typer.Exit(int(code))
 
 

@@ -11,6 +11,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from tracegrade.harness import CaseOutcome
 from tracegrade.harness.run import Progress as ProgressCallback
+from tracegrade.terminal_safe import terminal_text
 
 
 @contextmanager
@@ -22,10 +23,8 @@ def case_progress(total: int) -> Iterator[ProgressCallback]:
         def line(outcome: CaseOutcome) -> None:
             done[0] += 1
             state = f"error: {outcome.error}" if outcome.error else "ran"
-            print(
-                f"[{done[0]}/{total}] {outcome.case_id} (repeat {outcome.repeat}) {state}",
-                file=sys.stderr,
-            )
+            said = terminal_text(f"{outcome.case_id} (repeat {outcome.repeat}) {state}")
+            print(f"[{done[0]}/{total}] {said}", file=sys.stderr)
 
         yield line
         return
@@ -34,12 +33,12 @@ def case_progress(total: int) -> Iterator[ProgressCallback]:
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
-        TextColumn("{task.description}"),
+        TextColumn("{task.description}", markup=False),
     )
     with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
         task = bar.add_task("", total=total)
 
         def advance(outcome: CaseOutcome) -> None:
-            bar.update(task, advance=1, description=outcome.case_id)
+            bar.update(task, advance=1, description=terminal_text(outcome.case_id))
 
         yield advance

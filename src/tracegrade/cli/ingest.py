@@ -9,6 +9,7 @@ import typer
 
 from tracegrade.cli._common import DbOption, fail, user_errors
 from tracegrade.exit_codes import ExitCode
+from tracegrade.terminal_safe import terminal_text
 
 if TYPE_CHECKING:
     from tracegrade.ingest import FileReport
@@ -51,7 +52,7 @@ def ingest(
             writer.close()
     for report in reports:
         for problem in report.bad_records:
-            typer.echo(problem, err=True)
+            typer.echo(terminal_text(problem), err=True)  # it may quote the record
         if report.unlisted:
             typer.echo(f"{report.path}: and {report.unlisted} more problems", err=True)
         typer.echo(_summary(report))

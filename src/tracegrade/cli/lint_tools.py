@@ -8,6 +8,7 @@ import typer
 
 from tracegrade.cli._common import DbOption, ServerOption, user_errors
 from tracegrade.exit_codes import ExitCode
+from tracegrade.terminal_safe import terminal_text
 
 
 def lint_tools(
@@ -37,7 +38,7 @@ def lint_tools(
                 definitions = stored_definitions(reader)
     findings = lint(definitions)
     for finding in findings:
-        typer.echo(finding.line())
+        typer.echo(terminal_text(finding.line()))  # tool names and descriptions are data
     errors = sum(f.severity == "error" for f in findings)
     tools = sum(len(t) for t in definitions.values())
     typer.echo(f"{tools} tools, {errors} errors, {len(findings) - errors} warnings", err=True)

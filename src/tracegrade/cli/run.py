@@ -24,6 +24,7 @@ from tracegrade.cli._common import (
     quiet_agent_logs,
     user_errors,
 )
+from tracegrade.terminal_safe import terminal_text
 
 if TYPE_CHECKING:
     from tracegrade.remote import RemoteDatabase
@@ -115,7 +116,8 @@ def run(
         for warning in (w for loaded in plan.eval_sets for w in loaded.warnings):
             typer.echo(f"tracegrade: {warning}", err=True)
         for case, reason in plan.not_replayable:
-            typer.echo(f"tracegrade: skipping case '{case.case_id}': {reason}", err=True)
+            skipped = terminal_text(f"skipping case '{case.case_id}': {reason}")
+            typer.echo(f"tracegrade: {skipped}", err=True)
         judge = judge_options(judge_concurrency, judge_budget_usd, judge_timeout, judge_retries)
         with case_progress(plan.total) as progress:
             if otlp_endpoint:

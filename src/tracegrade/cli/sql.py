@@ -15,6 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tracegrade.cli._common import DbOption, ServerOption, sql_errors, user_errors
+from tracegrade.terminal_safe import terminal_text
 
 
 class Format(StrEnum):
@@ -63,7 +64,9 @@ def _render(columns: list[str], rows: list[tuple[Any, ...]], format: Format) -> 
         writer.writerow(columns)
         writer.writerows([_cell(v) for v in row] for row in rows)
         return out.getvalue()
-    return _table(columns, [[_cell(v) for v in row] for row in rows], sys.stdout.isatty())
+    # Only the table goes to a terminal as it is: the other formats are data for programs.
+    cells = [[terminal_text(_cell(v)) for v in row] for row in rows]
+    return _table([terminal_text(c) for c in columns], cells, sys.stdout.isatty())
 
 
 def _objects(columns: list[str], rows: list[tuple[Any, ...]]) -> list[dict[str, Any]]:

@@ -18,6 +18,7 @@ from opentelemetry.context import Context
 from opentelemetry.util.types import AttributeValue
 
 from tracegrade.evalset import Case, LoadedEvalSet
+from tracegrade.store.run_identity import SIGNATURE, run_signature, run_token
 
 TRACER_NAME = "tracegrade"
 RUN_SPAN = "tracegrade.eval_run"
@@ -84,6 +85,9 @@ def record_run(run: RunRecord, cases: list[Case]) -> None:
     }
     if run.git_commit:
         attributes["tracegrade.git_commit"] = run.git_commit
+    token = run_token()
+    if token:  # readers holding the token can tell this run from a forged one
+        attributes[SIGNATURE] = run_signature(attributes, token)
     with tracer().start_as_current_span(RUN_SPAN, context=Context(), attributes=attributes):
         for case in cases:
             tracer().start_span(CASE_SPAN, attributes=_case_attributes(run.run_id, case)).end()

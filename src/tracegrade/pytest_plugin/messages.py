@@ -12,11 +12,18 @@ from typing import TYPE_CHECKING
 
 from tracegrade.report import explain, unevaluated
 from tracegrade.report.values import comparator, num
+from tracegrade.terminal_safe import terminal_text
 
 if TYPE_CHECKING:
     from tracegrade.pytest_plugin.results import EvalCaseResult, EvalRunResult
 
 _POLICIES = {"all": "every repeat must pass", "majority": "a majority of repeats must pass"}
+
+
+def _text(lines: list[str]) -> str:
+    """The lines as pytest prints them to a terminal: each line's data made harmless
+    there (a line break inside one is data too)."""
+    return "\n".join(terminal_text(line) for line in lines)
 
 
 def case_failure(result: EvalCaseResult) -> str:
@@ -29,7 +36,7 @@ def case_failure(result: EvalCaseResult) -> str:
     for finding in explain.errors(case):  # the repeats that crashed, when others did not
         lines += ["", f"{explain.repeats_label(finding.repeats)} errored:"]
         lines += explain.as_lines(finding, "  ")
-    return "\n".join([*lines, "", _where(result.run)])
+    return _text([*lines, "", _where(result.run)])
 
 
 def case_error(result: EvalCaseResult) -> str:
@@ -45,13 +52,13 @@ def case_error(result: EvalCaseResult) -> str:
         label = f"{explain.repeats_label(finding.repeats)}: " if case.repeats > 1 else ""
         lines += [f"  {label}{line}" for line in explain.as_lines(finding)]
     lines.append("An exception in the agent, a model or a tool is an error, not a wrong answer.")
-    return "\n".join([*lines, _where(result.run)])
+    return _text([*lines, _where(result.run)])
 
 
 def case_not_evaluated(result: EvalCaseResult) -> str:
     reasons = unevaluated.case_reasons(result.report, result.run.report.scoring)
     lines = [f"eval case {_name(result)} was not evaluated: no criterion could score it"]
-    return "\n".join([*lines, *(f"  {r}" for r in reasons), _where(result.run)])
+    return _text([*lines, *(f"  {r}" for r in reasons), _where(result.run)])
 
 
 def broken_budgets(run: EvalRunResult) -> list[str]:
@@ -78,7 +85,7 @@ def run_failure(run: EvalRunResult, with_cases: bool) -> str:
             label = verdict.replace("_", " ")
             lines += [f"  {label} cases: {', '.join(ids)}"] if ids else []
     lines += [f"  {line}" for line in broken_budgets(run)]
-    return "\n".join([*lines, _where(run)])
+    return _text([*lines, _where(run)])
 
 
 def _name(result: EvalCaseResult) -> str:

@@ -9,6 +9,7 @@ from rich.text import Text
 from tracegrade.exit_codes import ExitCode
 from tracegrade.report.diff import OVER_TOLERANCE, CaseDiff, RunDiff
 from tracegrade.report.values import UNBOUNDED, exit_meaning, plural, to_text
+from tracegrade.terminal_safe import scrubbed
 
 # Most serious first: a case is listed under the first of these it shows.
 _GROUPS = (
@@ -20,7 +21,7 @@ _GROUPS = (
 
 
 def render_diff(diff: RunDiff, width: int | None = 100, color: bool = False) -> str:
-    return to_text(_lines(diff), width=width or UNBOUNDED, color=color)
+    return to_text(_lines(scrubbed(diff)), width=width or UNBOUNDED, color=color)
 
 
 def _lines(diff: RunDiff) -> Iterator[Text]:

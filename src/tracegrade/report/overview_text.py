@@ -26,12 +26,13 @@ from tracegrade.report.values import (
     to_text,
     usd,
 )
+from tracegrade.terminal_safe import scrubbed
 
 _STYLE = {"passed": "green", "failed": "red", "error": "yellow", "errors": "yellow"}
 
 
 def render_overview(overview: RunOverview, width: int = 100, color: bool = False) -> str:
-    return to_text(_renderables(overview, width), width=width, color=color)
+    return to_text(_renderables(scrubbed(overview), width), width=width, color=color)
 
 
 def _renderables(o: RunOverview, width: int) -> Iterator[RenderableType]:

@@ -11,6 +11,7 @@ from typing import Any
 
 from tracegrade.errors import TracegradeError
 from tracegrade.store.reader import Reader, records
+from tracegrade.store.run_identity import run_receipts, run_token
 
 Row = dict[str, Any]
 CaseKey = tuple[str, str]
@@ -32,7 +33,8 @@ LIMIT 1
 
 
 def find_scoring(reader: Reader, scoring_id: str | None, run_id: str | None) -> Row:
-    """The scoring asked for; else the latest of `run_id`; else the latest of any eval run."""
+    """The scoring asked for; else the latest of `run_id`; else the latest of any eval run,
+    leaving out runs not signed under $TRACEGRADE_TOKEN when it is set."""
     if scoring_id is not None:
         rows = records(reader, _SCORING.format(where="scoring_id = ?"), [scoring_id])
         if not rows:
@@ -47,12 +49,26 @@ def find_scoring(reader: Reader, scoring_id: str | None, run_id: str | None) -> 
                 f"score it with `tracegrade score --run {run_id}`"
             )
         return rows[0]
-    rows = records(reader, _SCORING.format(where="run_id IS NOT NULL"), [])
+    unsigned = _unsigned_runs(reader)
+    where = "run_id IS NOT NULL AND NOT list_contains(?, run_id)"
+    rows = records(reader, _SCORING.format(where=where), [unsigned])
+    if not rows and unsigned:
+        raise ReportError(
+            "no scored eval run is signed under this token (recorded without it, or forged): "
+            "name the run; `tracegrade runs` marks the unsigned ones"
+        )
     if not rows:
         raise ReportError(
             "no eval run has been scored yet: `tracegrade run` records and scores one"
         )
     return rows[0]
+
+
+def _unsigned_runs(reader: Reader) -> list[str]:
+    token = run_token()
+    if token is None:
+        return []
+    return [r.run_id for r in run_receipts(reader, token) if not r.attested]
 
 
 def find_run_scoring(
@@ -74,7 +90,7 @@ def run_row(reader: Reader, run_id: str) -> Row:
         reader,
         "SELECT run_id, epoch_us(started_at) AS started_us, agent, eval_sets, models, repeats, "
         "parallel, cases, adk_version, tracegrade_version, git_commit "
-        "FROM eval_runs WHERE run_id = ? ORDER BY started_at LIMIT 1",
+        "FROM eval_runs WHERE run_id = ? ORDER BY received_at, started_at LIMIT 1",
         [run_id],
     )
     if not rows:

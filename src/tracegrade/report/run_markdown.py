@@ -30,6 +30,7 @@ DIFF_CASES = 50
 _ICON = {"passed": "✅", "failed": "❌", "errors": "💥"}
 # '_' stays: GFM never reads an underscore inside a word (case ids) as emphasis.
 _SPECIAL = re.compile(r"([\\`*{}\[\]<>|#@!~])")
+_BACKTICKS = re.compile(r"`+")
 
 
 def md(text: object) -> str:
@@ -39,10 +40,15 @@ def md(text: object) -> str:
 
 
 def code(text: object) -> str:
-    """A code span that survives a table cell: GFM splits cells on `|` even inside code."""
+    """A code span that survives a table cell (GFM splits cells on `|` even inside code) and
+    any backticks inside: its fence is longer than their longest run (CommonMark), so none
+    closes it, and spaced off them (the renderer drops those two spaces)."""
     inner = " ".join(str(text).split()).replace("|", "\\|")
-    fence = "``" if "`" in inner else "`"
-    return f"{fence} {inner} {fence}" if fence == "``" else f"`{inner}`"
+    longest = max((len(run) for run in _BACKTICKS.findall(inner)), default=0)
+    if not longest:
+        return f"`{inner}`"
+    fence = "`" * (longest + 1)
+    return f"{fence} {inner} {fence}"
 
 
 def to_markdown(page: RunPage) -> str:

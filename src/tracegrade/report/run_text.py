@@ -32,11 +32,14 @@ from tracegrade.report.values import (
     to_text,
     usd,
 )
+from tracegrade.terminal_safe import scrubbed
 
 
 def render_terminal(report: RunReport, width: int | None = 100, color: bool = False) -> str:
     """The summary for a terminal `width` columns wide; None: piped, every column whole."""
-    return to_text(_renderables(report, width or UNBOUNDED), width=width or UNBOUNDED, color=color)
+    return to_text(
+        _renderables(scrubbed(report), width or UNBOUNDED), width=width or UNBOUNDED, color=color
+    )
 
 
 def _renderables(report: RunReport, width: int) -> Iterator[RenderableType]:

@@ -1,4 +1,8 @@
-"""`list_runs`: stored eval runs and how each last scored (`tracegrade runs`)."""
+"""`list_runs`: stored eval runs and how each last scored (`tracegrade runs`).
+
+Newest first means received last by this database (`store.run_identity`): a run span's
+own times are the sender's to choose.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ from pydantic import BaseModel, ConfigDict
 from tracegrade.report.queries import iso_utc
 from tracegrade.report.values import as_dict, as_int, as_list, as_str
 from tracegrade.store.reader import Reader, records
+from tracegrade.store.run_identity import RunReceipt, run_receipts, run_token
 
 
 class RunSummary(BaseModel):
@@ -14,6 +19,12 @@ class RunSummary(BaseModel):
 
     run_id: str
     started_at: str | None
+    """When it started, as its span says (the sender's clock)."""
+    received_at: str | None
+    """When this database first stored the run's span: what orders the list."""
+    signed: bool | None
+    """Signed under the reader's token (or written in process); None when no token is set.
+    An unsigned run is never taken as the latest."""
     agent: str | None
     eval_sets: list[str]
     cases: int
@@ -27,7 +38,12 @@ class RunSummary(BaseModel):
 
 
 _RUNS = """
-WITH latest AS (
+WITH runs AS (
+    -- A run id sent twice is one run, as it was first received.
+    SELECT * FROM eval_runs
+    QUALIFY row_number() OVER (PARTITION BY run_id ORDER BY received_at, started_at) = 1
+),
+latest AS (
     SELECT run_id, scoring_id, verdict
     FROM scorings
     WHERE run_id IS NOT NULL
@@ -43,23 +59,29 @@ outcomes AS (
 )
 SELECT r.run_id, epoch_us(r.started_at) AS started_us, r.agent, r.eval_sets, r.cases,
        r.repeats, l.scoring_id, l.verdict, o.passed, o.failed, o.errored
-FROM eval_runs r
+FROM runs r
 LEFT JOIN latest l USING (run_id)
 LEFT JOIN outcomes o USING (scoring_id)
-ORDER BY r.started_at DESC, r.run_id DESC
-LIMIT ?
+WHERE list_contains(?, r.run_id)
 """
 
 
-def list_runs(reader: Reader, limit: int | None = None) -> list[RunSummary]:
-    """Newest first; the `limit` newest when given."""
-    return [_summary(row) for row in records(reader, _RUNS, [limit])]
+def list_runs(
+    reader: Reader, limit: int | None = None, token: str | None = None
+) -> list[RunSummary]:
+    """Newest received first; the `limit` newest when given. Signed or not is told under
+    `token`, else $TRACEGRADE_TOKEN."""
+    receipts = run_receipts(reader, run_token(token))[:limit]
+    found = {row["run_id"]: row for row in records(reader, _RUNS, [[r.run_id for r in receipts]])}
+    return [_summary(found[r.run_id], r) for r in receipts if r.run_id in found]
 
 
-def _summary(row: dict[str, object]) -> RunSummary:
+def _summary(row: dict[str, object], receipt: RunReceipt) -> RunSummary:
     return RunSummary(
         run_id=str(row["run_id"]),
         started_at=iso_utc(row["started_us"]),
+        received_at=iso_utc(receipt.received_us),
+        signed=receipt.attested,
         agent=as_str(row["agent"]),
         eval_sets=[str(as_dict(s).get("eval_set_id")) for s in as_list(row["eval_sets"])],
         cases=as_int(row["cases"]) or 0,

@@ -10,19 +10,25 @@ from rich.table import Table
 
 from tracegrade.report.runs import RunSummary
 from tracegrade.report.values import DASH, to_text
+from tracegrade.terminal_safe import scrubbed
 
 _COLUMNS = ("run", "started (UTC)", "agent", "eval sets", "cases", "reps", "verdict", "pass", "err")
 
 
 def render_runs(runs: Sequence[RunSummary], width: int = 100, color: bool = False) -> str:
+    runs = scrubbed(list(runs))
     if not runs:
         return to_text(["No eval runs stored: `tracegrade run` records one."], width, color)
     table = Table(box=box.SIMPLE_HEAD, padding=0, show_edge=False)
-    for title in _COLUMNS:
+    # With a token set, each run says whether it is signed under it: an unsigned one may be
+    # forged by anyone who can send spans, and is never taken as the latest.
+    checked = any(run.signed is not None for run in runs)
+    for title in (*_COLUMNS, "signed") if checked else _COLUMNS:
         justify: JustifyMethod = "right" if title in _NUMBERS else "left"
         # Ids and times stay on one line to be copied; the agent reference folds.
         table.add_column(title, overflow="fold", justify=justify, no_wrap=title in _WHOLE)
     for run in runs:
+        signed = ("yes" if run.signed else "NO",) if checked else ()
         table.add_row(
             run.run_id,
             _minute(run.started_at),
@@ -33,12 +39,13 @@ def render_runs(runs: Sequence[RunSummary], width: int = 100, color: bool = Fals
             run.verdict or "not scored",
             _of(run.passed_cases, run.cases),
             DASH if run.errored_cases is None else str(run.errored_cases),
+            *signed,
         )
     return to_text([table], width, color)
 
 
 _NUMBERS = frozenset({"cases", "reps", "pass", "err"})
-_WHOLE = frozenset({"run", "started (UTC)"})
+_WHOLE = frozenset({"run", "started (UTC)", "signed"})
 
 
 def _minute(iso: str | None) -> str:

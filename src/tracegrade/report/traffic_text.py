@@ -23,13 +23,14 @@ from tracegrade.report.values import (
     to_text,
     usd,
 )
+from tracegrade.terminal_safe import scrubbed
 
 _HEADERS = ("", "turns", "errored", "over budget", "repeated\ncalls", "tool\nerrors",
             "cost/turn", "latency (ms)\np50/p95")  # fmt: skip
 
 
 def render_traffic(report: TrafficReport, width: int | None = 100, color: bool = False) -> str:
-    return to_text(_renderables(report), width=width or UNBOUNDED, color=color)
+    return to_text(_renderables(scrubbed(report)), width=width or UNBOUNDED, color=color)
 
 
 def _renderables(report: TrafficReport) -> Iterator[RenderableType]:

@@ -171,6 +171,7 @@ def to_text(renderables: Iterable[RenderableType], width: int = 100, color: bool
         force_terminal=color,
         highlight=False,
         emoji=False,
+        markup=False,  # a plain string from data, "[link=...]", is not markup either
         legacy_windows=False,
     )
     for renderable in renderables:

@@ -27,6 +27,8 @@ from tracegrade.scoring.engine import NothingToScore, score
 from tracegrade.scoring.judging.settings import Stop, judge_settings
 from tracegrade.scoring.metrics import available_metrics
 from tracegrade.scoring.selection import Selection
+from tracegrade.store.reader import LocalReader
+from tracegrade.store.run_identity import latest_run
 
 TRAFFIC_KEYS = ("since_s", "sample", "where")
 
@@ -37,19 +39,21 @@ def score_request(
     metric_dirs: Iterable[Path] = (),
     *,
     stop: Stop | None = None,
+    token: str | None = None,
 ) -> dict[str, Any]:
     """Score what `request` selects; a summary with the scoring id and the gate's verdict.
 
     A `where` runs first, alone, through the read-only guard; the scoring's writes then
     happen in one transaction, so a scoring stopped half-way (an error, a time limit,
     `stop` giving a reason while judges are asked) leaves nothing behind but the judges'
-    answers it paid for, which the next scoring reuses."""
+    answers it paid for, which the next scoring reuses. Without a `run_id` the latest run
+    is scored: the one received last, of those attested under `token` when it is given."""
     _check_fields(request)
     traffic = any(request.get(key) is not None for key in TRAFFIC_KEYS)
     if traffic and request.get("run_id"):
         raise ConfigError("give a run_id or traffic options (since, sample, where), not both")
     specs = available_metrics(list(metric_dirs))
-    run_id = None if traffic else (request.get("run_id") or latest_run_id(connection))
+    run_id = None if traffic else (request.get("run_id") or latest_run_id(connection, token))
     raw = request.get("config")
     if raw is None and run_id is not None:
         raw = run_criteria(connection, run_id)
@@ -124,19 +128,25 @@ def _selection(request: dict[str, Any], run_id: str | None) -> Selection:
     )
 
 
-def latest_run_id(connection: duckdb.DuckDBPyConnection) -> str:
-    rows = connection.execute(
-        "SELECT run_id FROM eval_runs ORDER BY started_at DESC LIMIT 1"
-    ).fetchall()
-    if not rows:
-        raise NothingToScore("no eval run is stored: record one with `tracegrade run`")
-    return str(rows[0][0])
+def latest_run_id(connection: duckdb.DuckDBPyConnection, token: str | None = None) -> str:
+    """The run this database received last (with `token`: of the runs it attests)."""
+    found = latest_run(LocalReader(connection), token)
+    if found is not None:
+        return found
+    if token is not None and latest_run(LocalReader(connection), None) is not None:
+        raise NothingToScore(
+            "no stored eval run is signed under this token (a run recorded without it, or a "
+            "forged one): name the run to score (run_id, --run); `tracegrade runs` marks them"
+        )
+    raise NothingToScore("no eval run is stored: record one with `tracegrade run`")
 
 
 def run_criteria(connection: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, Any] | None:
     """The criteria document a run was made with, or None when it had none."""
     rows = connection.execute(
-        "SELECT criteria FROM eval_runs WHERE run_id = ?", [run_id]
+        # A run id sent twice is the run as first received (store.run_identity).
+        "SELECT criteria FROM eval_runs WHERE run_id = ? ORDER BY received_at LIMIT 1",
+        [run_id],
     ).fetchall()
     if not rows:
         raise NothingToScore(f"no eval run '{run_id}' is stored (see `tracegrade runs`)")

@@ -61,7 +61,9 @@ class Parts:
             config.sql_max_rows,
             config.sql_max_answer_bytes,
         )
-        scoring = ScoringRequests(writer.connection, config.score_timeout_s, config.judge_imports)
+        scoring = ScoringRequests(
+            writer.connection, config.score_timeout_s, config.judge_imports, config.auth_token
+        )
 
         def critical() -> None:
             queries.interrupt_all("the server ran short of memory: the query was stopped")

@@ -39,12 +39,14 @@ class ScoringRequests:
         connection: duckdb.DuckDBPyConnection,
         timeout_s: float,
         judge_imports: tuple[str, ...] = (),
+        token: str | None = None,
     ) -> None:
         if judge_imports:
             from tracegrade.scoring.judging.resolve import import_judge_modules
 
             import_judge_modules(judge_imports)
         self._connection = connection
+        self._token = token  # without a run_id, the latest run signed under it is scored
         self.timeout_s = timeout_s
         self._busy = threading.Lock()
         self._running: Cancellation | None = None
@@ -61,7 +63,9 @@ class ScoringRequests:
         try:
             request = _parse(body)
             with self._scoring_cursor(cancel) as cursor, imports_refused(_NO_IMPORTS):
-                summary = score_request(cursor, request, stop=lambda: cancel.reason)
+                summary = score_request(
+                    cursor, request, stop=lambda: cancel.reason, token=self._token
+                )
                 return json.dumps(summary).encode()
         finally:
             self._running = None

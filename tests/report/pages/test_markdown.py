@@ -76,3 +76,36 @@ def test_a_long_list_of_failures_is_cut_to_fit_a_pr_comment(reader: LocalReader)
     assert 100 < shown < 3000
     assert f"…and {3000 - shown} more failing cases (see the HTML report)." in text
     assert text.rstrip().endswith("turns priced)")  # the totals are never cut
+
+
+IMG = "``<img src=x onerror=alert(1)>``"
+
+
+def _html(text: str) -> str:
+    # The commonmark preset passes raw HTML through, as GitHub's renderer does before it
+    # sanitises: a raw tag here is one that reached the renderer.
+    html: str = MarkdownIt("commonmark").enable("table").render(text)
+    return html
+
+
+def test_a_code_span_survives_any_run_of_backticks() -> None:
+    for text in (IMG, "`" + IMG, "a ``` b ` c", "```", "x`"):
+        span = _html(code(text))
+        assert "<img" not in span
+        assert span.count("<code>") == 1
+        assert span.strip().removeprefix("<p><code>").removesuffix("</code></p>") == (
+            text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace('"', "&quot;")
+        )  # fmt: skip
+
+
+def test_no_raw_html_reaches_the_renderer_from_data(reader: LocalReader) -> None:
+    page = build_run_page(reader, run_id=BASE_RUN, waterfalls=False)
+    evil = dataclasses.replace(page.cases[0], verdict="failed", case_id=f"c {IMG}")
+    page = dataclasses.replace(
+        page, cases=[evil, *page.cases[1:]], run=page.run.model_copy(update={"agent": IMG})
+    )
+    html = _html(to_markdown(page))
+    assert "onerror" in html  # the text is shown...
+    assert "<img" not in html  # ...as text
+    assert "<code>" + IMG.replace("<", "&lt;").replace(">", "&gt;") + "</code>" in html
