@@ -35,7 +35,7 @@ from tracegrade.server.pages import PageAuth
 
 from .helpers import TRACEGRADE, Server, free_port, ids_of, request, start_server
 
-TOKEN = "tls-token"
+TOKEN = "tls-token-for-tests"
 
 
 def write_certificate(folder: Path, name: str = "serve") -> tuple[Path, Path]:
