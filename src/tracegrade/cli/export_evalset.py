@@ -7,7 +7,14 @@ from typing import Annotated
 
 import typer
 
-from tracegrade.cli._common import DbOption, ServerOption, fail, sql_errors, user_errors
+from tracegrade.cli._common import (
+    DbOption,
+    ServerOption,
+    fail,
+    prepare_outputs,
+    sql_errors,
+    user_errors,
+)
 
 
 def export_evalset(
@@ -31,6 +38,7 @@ def export_evalset(
     from tracegrade.evalset import write_eval_set
     from tracegrade.evalset.from_traffic import cases_from_traffic
 
+    prepare_outputs({"OUT": out})
     set_id = eval_set_id or out.name.removesuffix(".json").removesuffix(".evalset")
     with user_errors(), open_reader(db, server) as reader, sql_errors(f"--where {where!r}"):
         exported = cases_from_traffic(reader, where, set_id, limit)

@@ -21,6 +21,7 @@ from tracegrade.cli._common import (
     ServerOption,
     fail,
     judge_options,
+    prepare_outputs,
     quiet_agent_logs,
     user_errors,
 )
@@ -96,6 +97,7 @@ def run(
     from tracegrade.scoring.config_file import allowing_not_evaluated
     from tracegrade.scoring.evaluate import evaluate, evaluate_over_otlp
 
+    prepare_outputs({"--json": json_path, "--junit": junit, "--html": html})
     if not verbose:
         quiet_agent_logs()
     with user_errors():
