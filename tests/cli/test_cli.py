@@ -12,6 +12,7 @@ import pytest
 
 from tests.support.paths import DATA
 from tracegrade.exit_codes import ExitCode
+from tracegrade.store import connect
 
 ROOT = Path(__file__).parents[2]
 TRACEGRADE = str(Path(sys.executable).with_name("tracegrade"))
@@ -20,7 +21,12 @@ SHOP = DATA / "evalsets" / "harness" / "shop.evalset.json"
 
 
 def tracegrade(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "TRACEGRADE_DB": str(cwd / "cli.duckdb")}
+    paths = [os.environ.get("PYTHONPATH"), str(ROOT)]  # a worktree's src, when given, first
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, paths)),
+        "TRACEGRADE_DB": str(cwd / "cli.duckdb"),
+    }
     return subprocess.run(
         [TRACEGRADE, *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=240
     )
@@ -96,7 +102,7 @@ def test_user_errors_exit_2_with_one_line_and_no_traceback(
     tmp_path: Path, args: list[str], message: str
 ) -> None:
     if args[0] in ("score", "report"):
-        tracegrade("db", "upgrade", cwd=tmp_path)
+        connect(tmp_path / "cli.duckdb").close()  # a database, with no run in it
     done = tracegrade(*args, cwd=tmp_path)
     assert done.returncode == ExitCode.USAGE_ERROR, done.stdout + done.stderr
     assert "Traceback" not in done.stderr

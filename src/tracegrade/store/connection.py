@@ -7,6 +7,7 @@ that DuckDB replayed only in part is a logged warning (see `wal`).
 
 from __future__ import annotations
 
+import difflib
 import logging
 import os
 import re
@@ -39,6 +40,22 @@ def resolve_path(path: str | os.PathLike[str] | None = None) -> Path:
     return Path(chosen).expanduser()
 
 
+def require_database(db: Path) -> None:
+    """Commands that read a database refuse one that is not there: a mistyped --db would
+    otherwise become a new, empty file."""
+    if db.exists():
+        return
+    stems = [p.stem for p in db.parent.glob("*.duckdb")] if db.parent.is_dir() else []
+    near = difflib.get_close_matches(db.stem, stems, n=1)
+    hint = (
+        f"did you mean {db.parent / near[0]}.duckdb?"
+        if near
+        else "nothing has been recorded there yet (`tracegrade run`, `ingest` or `serve` "
+        "creates it)"
+    )
+    raise DatabaseError(f"no database at {db}: {hint}")
+
+
 def connect(
     path: str | os.PathLike[str] | None = None, *, read_only: bool = False
 ) -> duckdb.DuckDBPyConnection:
@@ -51,8 +68,8 @@ def connect(
     Parquet files as one, for this connection (see `archive_location`).
     """
     db = resolve_path(path)
-    if read_only and not db.exists():
-        raise DatabaseError(f"no database at {db}: nothing has been recorded there yet")
+    if read_only:
+        require_database(db)
     log = inspect_log(db)  # before DuckDB replays it, and (writable) deletes it
     connection = _open(db, read_only)
     try:
@@ -96,6 +113,12 @@ def _apply(paths: list[Path], connection: duckdb.DuckDBPyConnection, temporary: 
 
 
 def _open(db: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
+    if db.is_file() and db.stat().st_size == 0:
+        # DuckDB calls it invalid, which reads as damage; nothing was ever written to it.
+        raise DatabaseError(
+            f"{db} is an empty file (0 bytes), not a DuckDB database: point --db or "
+            f"${{{DB_ENV}}} at the right file, or delete it to start a new database there"
+        )
     if not read_only:
         db.parent.mkdir(parents=True, exist_ok=True)
     try:
