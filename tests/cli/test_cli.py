@@ -70,6 +70,9 @@ def test_quality_failure_exits_1_and_writes_reports(tmp_path: Path) -> None:
     report = json.loads((tmp_path / "r.json").read_text())
     assert {c["case_id"]: c["verdict"] for c in report["cases"]}["pear_only"] == "failed"
     assert "<failure" in (tmp_path / "r.xml").read_text()
+    # Arguments as the eval set wrote them: `true`, not the 1 they compare as.
+    assert "show_cart: verbose missing (expected true)" in done.stdout
+    assert "1 show_cart(verbose=true)  ≠ show_cart({})" in done.stdout
 
 
 def test_crashes_over_the_error_budget_exit_3(tmp_path: Path) -> None:
