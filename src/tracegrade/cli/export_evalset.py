@@ -37,6 +37,7 @@ def export_evalset(
     from tracegrade.cli._access import open_reader
     from tracegrade.evalset import write_eval_set
     from tracegrade.evalset.from_traffic import cases_from_traffic
+    from tracegrade.report.values import plural
 
     prepare_outputs({"OUT": out})
     set_id = eval_set_id or out.name.removesuffix(".json").removesuffix(".evalset")
@@ -48,4 +49,4 @@ def export_evalset(
         raise fail(f"nothing to export: no session matching {where!r} can be replayed (see above)")
     write_eval_set(out, set_id, exported.cases)
     turns = sum(len(case.turns) for case in exported.cases)
-    typer.echo(f"{out}: {len(exported.cases)} cases, {turns} turns")
+    typer.echo(f"{out}: {plural(len(exported.cases), 'case')}, {plural(turns, 'turn')}")

@@ -93,6 +93,7 @@ def run(
     from tracegrade.cli._progress import case_progress
     from tracegrade.cli._report import emit_report
     from tracegrade.harness import RunOptions, plan_run
+    from tracegrade.report.values import plural
     from tracegrade.scoring import load_scoring_config
     from tracegrade.scoring.config_file import allowing_not_evaluated
     from tracegrade.scoring.evaluate import evaluate, evaluate_over_otlp
@@ -129,7 +130,8 @@ def run(
                 evaluation = evaluate(plan, criteria, db, progress, judge)
         if evaluation.capture.lost:
             typer.echo(
-                f"tracegrade: {evaluation.capture.lost} spans were lost while recording: "
+                f"tracegrade: {plural(evaluation.capture.lost, 'span')} "
+                f"{'was' if evaluation.capture.lost == 1 else 'were'} lost while recording: "
                 "some turns may be incomplete",
                 err=True,
             )

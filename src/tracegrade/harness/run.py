@@ -107,6 +107,8 @@ def plan_run(options: RunOptions, run_id: str | None = None) -> RunPlan:
         raise EvalSetError(
             f"nothing to replay: {given} holds no case"
             if not cases
+            else f"nothing to replay: the one case in {given} cannot be replayed"
+            if len(cases) == 1
             else f"nothing to replay: none of the {len(cases)} cases in {given} can be replayed"
         )
     simulator = None
