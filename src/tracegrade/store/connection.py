@@ -7,7 +7,6 @@ that DuckDB replayed only in part is a logged warning (see `wal`).
 
 from __future__ import annotations
 
-import difflib
 import logging
 import os
 import re
@@ -16,7 +15,7 @@ from pathlib import Path
 import duckdb
 
 from tracegrade._resources import sql_files
-from tracegrade.errors import DatabaseError, DatabaseLockedError
+from tracegrade.errors import DatabaseError, DatabaseLockedError, closest
 from tracegrade.store import damage
 from tracegrade.store.archive_location import layer_archive
 from tracegrade.store.migrations import migrate, pending
@@ -45,10 +44,11 @@ def require_database(db: Path) -> None:
     otherwise become a new, empty file."""
     if db.exists():
         return
+    # By stem: every candidate shares the suffix, which would make any two names look alike.
     stems = [p.stem for p in db.parent.glob("*.duckdb")] if db.parent.is_dir() else []
-    near = difflib.get_close_matches(db.stem, stems, n=1)
+    near = closest(db.stem, stems)
     hint = (
-        f"did you mean {db.parent / near[0]}.duckdb?"
+        f"did you mean {db.with_name(near + '.duckdb')}?"
         if near
         else "nothing has been recorded there yet (`tracegrade run`, `ingest` or `serve` "
         "creates it)"
