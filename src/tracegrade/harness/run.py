@@ -95,9 +95,9 @@ class RunPlan:
 
 
 def plan_run(options: RunOptions, run_id: str | None = None) -> RunPlan:
-    """Load the eval sets and the agent; fail on bad input before anything runs."""
+    """Load the eval sets and the agent; fail on bad input before anything runs, the
+    agent last: importing it takes seconds."""
     eval_sets = load_eval_sets(options.eval_sets, options.ignore_unknown_keys)
-    agent = load_agent(options.agent)
     cases = [case for s in eval_sets for case in s.cases]
     skipped = [(c, c.reason_not_replayable) for c in cases if c.reason_not_replayable is not None]
     replayable = [c for c in cases if c.replayable]
@@ -117,6 +117,7 @@ def plan_run(options: RunOptions, run_id: str | None = None) -> RunPlan:
         for case in replayable:  # an unknown persona or model fails here, before any run
             if case.scenario is not None:
                 build_simulator(simulator, case, repeat=0)
+    agent = load_agent(options.agent)
     return RunPlan(
         run_id or new_run_id(), options, eval_sets, agent, replayable, skipped, simulator
     )
