@@ -95,8 +95,7 @@ class RunPlan:
 
 
 def plan_run(options: RunOptions, run_id: str | None = None) -> RunPlan:
-    """Load the eval sets and the agent; fail on bad input before anything runs, the
-    agent last: importing it takes seconds."""
+    """Load the eval sets and the agent; fail on bad input before anything runs."""
     eval_sets = load_eval_sets(options.eval_sets, options.ignore_unknown_keys)
     cases = [case for s in eval_sets for case in s.cases]
     skipped = [(c, c.reason_not_replayable) for c in cases if c.reason_not_replayable is not None]
@@ -111,13 +110,15 @@ def plan_run(options: RunOptions, run_id: str | None = None) -> RunPlan:
             if len(cases) == 1
             else f"nothing to replay: none of the {len(cases)} cases in {given} can be replayed"
         )
+    # The agent after the eval sets (importing it takes seconds), before the simulator: its
+    # module may register the simulated user's model.
+    agent = load_agent(options.agent)
     simulator = None
     if any(c.scenario is not None for c in replayable):
         simulator = simulator_config(options.criteria)
         for case in replayable:  # an unknown persona or model fails here, before any run
             if case.scenario is not None:
                 build_simulator(simulator, case, repeat=0)
-    agent = load_agent(options.agent)
     return RunPlan(
         run_id or new_run_id(), options, eval_sets, agent, replayable, skipped, simulator
     )
