@@ -42,7 +42,7 @@ matrices AS (
 ),
 scored AS (
     SELECT
-        turn_id, actual_names, actual_args, expected_names, expected_args, perm,
+        turn_id, actual_names, actual_shown_args, expected_names, expected_shown_args, perm,
         NOT actual_captured AND tg_opt_needs_args() AND len(expected_names) > 0 AS args_missing,
         CASE
             WHEN tg_opt_uses_subset() THEN tg_traj_score_matrix(
@@ -58,9 +58,9 @@ SELECT
     CASE WHEN args_missing OR raw_score < 1 THEN json_object(
         'match_type', tg_opt_match_type(),
         'expected', list_transform(range(1, len(expected_names) + 1), lambda j:
-            {'name': expected_names[j], 'args': expected_args[j]::JSON}),
+            {'name': expected_names[j], 'args': expected_shown_args[j]::JSON}),
         'actual', list_transform(coalesce(perm, range(1, len(actual_names) + 1)), lambda i:
-            {'name': actual_names[i], 'args': actual_args[i]::JSON}),
+            {'name': actual_names[i], 'args': actual_shown_args[i]::JSON}),
         'reason', CASE WHEN args_missing
             THEN 'tool arguments were not captured (turn on content capture) so they cannot be compared'
         END

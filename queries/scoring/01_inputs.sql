@@ -39,8 +39,10 @@ JOIN scoring_expected_turns e
 -- runs a tool with `args or {}`), and spans cannot tell the model's None from `{}`. So a
 -- call without arguments matches one expected without them, however either spells it
 -- (docs/metrics.md, "Calls without arguments"). Inputs loaded directly keep them apart.
+-- raw_args keeps the arguments as the eval set wrote them, to show (`true`, not 1).
 CREATE OR REPLACE TEMP TABLE scored_expected_calls AS
-SELECT t.turn_id, e.seq, e.name, coalesce(tg_canonical_json(e.args), '{}') AS args
+SELECT t.turn_id, e.seq, e.name, coalesce(tg_canonical_json(e.args), '{}') AS args,
+       e.args::VARCHAR AS raw_args
 FROM scored_turns t
 JOIN tg_expected_tool_calls('scoring_expected_turns') e
   ON e.run_id = t.run_id AND e.eval_set_id = t.eval_set_id

@@ -1,12 +1,14 @@
 -- Derived inputs, rebuilt from the input tables however they were filled: each turn's calls
 -- as parallel lists in call order, built once for every metric that compares trajectories.
 
--- scored_trajectories: one row per scored turn with tool calls.
+-- scored_trajectories: one row per scored turn with tool calls. shown_args: the arguments
+-- as sent, for reports (the canonical ones turn true into 1); canonical where none are kept.
 CREATE OR REPLACE TEMP TABLE scored_trajectories AS
 SELECT
     turn_id,
     list(name ORDER BY seq) AS names,
     list(args ORDER BY seq) AS args,
+    list(coalesce(raw_args::VARCHAR, args) ORDER BY seq) AS shown_args,
     list(parallel_group ORDER BY seq) AS groups,
     -- Name and arguments together: equal keys are equal calls (tg_call_keys, mode EXACT).
     list(name || chr(31) || coalesce(args, chr(0)) ORDER BY seq) AS keys,
@@ -22,6 +24,8 @@ WITH expected AS (
         e.turn_id,
         coalesce(list(c.name ORDER BY c.seq) FILTER (c.name IS NOT NULL), []) AS names,
         coalesce(list(c.args ORDER BY c.seq) FILTER (c.name IS NOT NULL), []) AS args,
+        coalesce(list(coalesce(c.raw_args, c.args) ORDER BY c.seq) FILTER (c.name IS NOT NULL),
+            []) AS shown_args,
         coalesce(list(c.name || chr(31) || coalesce(c.args, chr(0)) ORDER BY c.seq)
             FILTER (c.name IS NOT NULL), []) AS keys
     FROM scored_expected e
@@ -32,11 +36,13 @@ SELECT
     e.turn_id,
     coalesce(a.names, []::VARCHAR[]) AS actual_names,
     coalesce(a.args, []::VARCHAR[]) AS actual_args,
+    coalesce(a.shown_args, []::VARCHAR[]) AS actual_shown_args,
     coalesce(a.groups, []::VARCHAR[]) AS actual_groups,
     coalesce(a.keys, []::VARCHAR[]) AS actual_keys,
     coalesce(a.args_captured, true) AS actual_captured,
     e.names AS expected_names,
     e.args AS expected_args,
+    e.shown_args AS expected_shown_args,
     e.keys AS expected_keys
 FROM expected e
 LEFT JOIN scored_trajectories a USING (turn_id);

@@ -33,6 +33,13 @@ WITH rows AS (
            t.is_error, CASE WHEN NOT t.is_error THEN s.score END AS score, s.detail
     FROM turn_scores s
     JOIN scored_turns t USING (turn_id)
+    -- A conversation scenario's turns are not applicable to a metric needing expected turns
+    -- (per case, below), whatever its scorer said (ADK's judges: expected_invocation is
+    -- required): a turn row would make the case not evaluated as well.
+    WHERE NOT EXISTS (
+        SELECT 1 FROM scored_scenario_cases sc JOIN scoring_criteria c ON c.needs_expected
+        WHERE c.metric = s.metric AND sc.run_id = t.run_id AND sc.eval_set_id = t.eval_set_id
+          AND sc.case_id = t.case_id)
     UNION ALL
     -- An errored turn a metric gave no row still counts for that metric, as an error.
     SELECT c.metric, t.turn_id, t.run_id, t.eval_set_id, t.case_id, t.repeat, t.turn_index,

@@ -7,6 +7,9 @@ a traceback; anything else is a bug and keeps its traceback.
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
+
 
 class TracegradeError(Exception):
     """A problem the user can fix: bad input, a locked database, a missing file."""
@@ -46,3 +49,9 @@ class ScriptError(TracegradeError):
 
 class ArchiveError(TracegradeError):
     """The Parquet archive cannot be written or read as asked."""
+
+
+def closest(name: str, known: Iterable[str]) -> str | None:
+    """The known name a mistyped one most looks like (for "did you mean"); None if none does."""
+    near = difflib.get_close_matches(name, list(known), n=1)
+    return near[0] if near else None

@@ -12,6 +12,7 @@ import pytest
 
 from tests.support.paths import DATA
 from tracegrade.exit_codes import ExitCode
+from tracegrade.store import connect
 
 ROOT = Path(__file__).parents[2]
 TRACEGRADE = str(Path(sys.executable).with_name("tracegrade"))
@@ -20,7 +21,12 @@ SHOP = DATA / "evalsets" / "harness" / "shop.evalset.json"
 
 
 def tracegrade(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "TRACEGRADE_DB": str(cwd / "cli.duckdb")}
+    paths = [os.environ.get("PYTHONPATH"), str(ROOT)]  # a worktree's src, when given, first
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, paths)),
+        "TRACEGRADE_DB": str(cwd / "cli.duckdb"),
+    }
     return subprocess.run(
         [TRACEGRADE, *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=240
     )
@@ -64,6 +70,9 @@ def test_quality_failure_exits_1_and_writes_reports(tmp_path: Path) -> None:
     report = json.loads((tmp_path / "r.json").read_text())
     assert {c["case_id"]: c["verdict"] for c in report["cases"]}["pear_only"] == "failed"
     assert "<failure" in (tmp_path / "r.xml").read_text()
+    # Arguments as the eval set wrote them: `true`, not the 1 they compare as.
+    assert "show_cart: verbose missing (expected true)" in done.stdout
+    assert "1 show_cart(verbose=true)  ≠ show_cart({})" in done.stdout
 
 
 def test_crashes_over_the_error_budget_exit_3(tmp_path: Path) -> None:
@@ -96,7 +105,7 @@ def test_user_errors_exit_2_with_one_line_and_no_traceback(
     tmp_path: Path, args: list[str], message: str
 ) -> None:
     if args[0] in ("score", "report"):
-        tracegrade("db", "upgrade", cwd=tmp_path)
+        connect(tmp_path / "cli.duckdb").close()  # a database, with no run in it
     done = tracegrade(*args, cwd=tmp_path)
     assert done.returncode == ExitCode.USAGE_ERROR, done.stdout + done.stderr
     assert "Traceback" not in done.stderr

@@ -96,7 +96,7 @@ def test_a_plain_where_still_scores_the_turns_it_picks(traffic: Path) -> None:
     before = state(traffic)
     code, output = invoke("score", "--db", str(traffic), "--where", "user_text = 'And in Tokyo?'")
     assert code in (ExitCode.OK, ExitCode.ERRORS_OVER_LIMIT), output
-    assert "traffic where user_text = 'And in Tokyo?' · 1 turns scored" in output, output
+    assert "traffic where user_text = 'And in Tokyo?' · 1 turn scored" in output, output
     after = state(traffic)
     assert after["scorings"][0][0] == before["scorings"][0][0] + 1
     assert after["spans"] == before["spans"]

@@ -17,7 +17,7 @@ from tracegrade.report.run_text import render_terminal
 from tracegrade.scoring import ScoringResult, Selection, available_metrics, parse_config, score
 from tracegrade.store import SpanWriter
 from tracegrade.store.reader import LocalReader
-from tracegrade.testing import ScriptedUser
+from tracegrade.testing import ScriptedJudge, ScriptedUser, judge_answers
 
 CRITERIA: dict[str, Any] = {
     "criteria": {"tool_trajectory_avg_score": 1.0, "response_match_score": 0.8},
@@ -80,6 +80,29 @@ def test_metrics_needing_expected_turns_are_not_applicable_on_a_scenario(
         "Simulated user: 1 conversation (1 goal reached, 0 turn limit, 0 failed) · "
         "2 calls · tokens 1,814"
     ) in text
+
+
+JUDGE = ScriptedJudge(answer=lambda prompt, sample: judge_answers.auto(prompt))
+
+
+def test_a_judged_metric_needing_expected_turns_is_not_applicable_on_a_scenario_too(
+    captured: BlockingSpanProcessor, writer: SpanWriter
+) -> None:
+    """ADK's final_response_match_v2 compares with the expected response: n/a on a scenario,
+    as the SQL metrics are, not "not evaluated" with ADK's complaint as the reason."""
+    judge = {"judge_model_options": {"judge_model": f"{__name__}:JUDGE", "num_samples": 1}}
+    criteria = {"criteria": {"final_response_match_v2": {"threshold": 0.5, **judge}}}
+    user = ScriptedUser.from_replies(GOAL_REPLIES)
+    scored, _ = _scored(captured, writer, user, [str(SCENARIOS)], criteria)
+
+    statuses = {case: _case_statuses(writer, scored.scoring_id, case)["final_response_match_v2"]
+                for case in ("fill_the_cart", "static_pear")}  # fmt: skip
+    assert statuses == {"fill_the_cart": "not_applicable", "static_pear": "passed"}
+    text = render_terminal(build_report(LocalReader(writer.connection), scored.scoring_id), 160)
+    row = next(line for line in text.splitlines() if line.startswith("fill_the_cart"))
+    assert "n/a" in row
+    assert "Not evaluated" not in text
+    assert "expected_invocation" not in text
 
 
 def test_a_run_of_scenarios_alone_scores_under_adk_default_criteria(

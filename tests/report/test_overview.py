@@ -56,4 +56,5 @@ def test_overview_counts_the_cases_it_leaves_out(reader: LocalReader) -> None:
     assert failing >= 2
     text = render_overview(build_overview(reader, run_id=BASE_RUN, worst=1))
     assert f"Worst failures (1 of {failing} failing cases, worst first)" in text
-    assert f"… and {failing - 1} more failing cases" in text
+    rest = failing - 1
+    assert f"… and {rest} more failing {'case' if rest == 1 else 'cases'}" in text

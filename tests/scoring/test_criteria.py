@@ -12,7 +12,6 @@ from tracegrade.scoring.criteria import parse_config
 from tracegrade.scoring.metrics import available_metrics
 
 SPECS = available_metrics()
-KNOWN = ", ".join(sorted(SPECS))
 MATCH_TYPES = "EXACT, IN_ORDER, ANY_ORDER, SUBSET, SUPERSET, PRECISION, RECALL"
 TRAJECTORY = "tool_trajectory_avg_score"
 
@@ -32,11 +31,12 @@ MISTAKES: list[tuple[dict[str, Any], str]] = [
     ),
     (
         {"criteria": {"tool_trajectory": 1.0}},
-        f"criteria: unknown metric 'tool_trajectory' (known: {KNOWN})",
+        "criteria: unknown metric 'tool_trajectory' (did you mean tool_trajectory_avg_score?)",
     ),
     (
         {"tracegrade": {"criteria": {"speed": {"max": 1}}}},
-        f"criteria: unknown metric 'speed' (known: {KNOWN})",
+        "criteria: unknown metric 'speed' (none has a name like it: docs/metrics.md lists "
+        "them; --metrics adds your own)",
     ),
     (
         {"criteria": {"response_match_score": "high"}},
@@ -57,13 +57,30 @@ MISTAKES: list[tuple[dict[str, Any], str]] = [
     ),
     (
         {"criteria": {"response_match_score": {"treshold": 0.8}}},
-        "criteria.response_match_score: unknown setting treshold",
+        "criteria.response_match_score: unknown setting treshold (did you mean threshold?)",
     ),
     (
         {"criteria": {"response_match_score": {"threshold": 0.8, "matchType": "EXACT", "foo": 1}}},
         "criteria.response_match_score: unknown setting foo, match_type",
     ),
-    (_trajectory(ignoreCase=True), f"criteria.{TRAJECTORY}: unknown setting ignore_case"),
+    (
+        _trajectory(ignoreCase=True),
+        f"criteria.{TRAJECTORY}: unknown setting ignore_case (did you mean ignore_args?)",
+    ),
+    (
+        _trajectory(match_typ="IN_ORDER", argsMatsh="IGNORE"),
+        f"criteria.{TRAJECTORY}: unknown setting args_matsh, match_typ "
+        "(did you mean args_match for args_matsh, match_type for match_typ?)",
+    ),
+    (
+        {"tracegrade": {"repeat_polic": "all"}},
+        "tracegrade: unknown setting repeat_polic (did you mean repeat_policy?)",
+    ),
+    ({"tracegrade": {"budget": 1}}, "tracegrade: unknown setting budget"),
+    (
+        {"criteria": {}, "userSimulatorConfg": {"model": "m"}},
+        "unknown key 'userSimulatorConfg' (did you mean user_simulator_config?)",
+    ),
     ({"criteria": {"latency": {}}}, "criteria.latency: give a threshold (or max, p50, p95)"),
     (
         {"criteria": {"latency": {"judge_model_options": {"judge_model": "m"}}}},
@@ -167,6 +184,13 @@ def test_adk_config_works_unchanged() -> None:
         "tool_trajectory_avg_score",
         "response_match_score",
     }
+
+
+def test_top_level_keys_adk_ignores_are_ignored_unless_they_look_like_a_known_one() -> None:
+    document = {"criteria": {"latency": {"max": 5}}, "description": "nightly", "$schema": "x"}
+    assert list(parse_config(document, SPECS).criteria) == ["latency"]
+    with pytest.raises(ConfigError, match=r"unknown key 'critera' \(did you mean criteria\?\)"):
+        parse_config({"critera": {"latency": {"max": 5}}}, SPECS)
 
 
 def test_efficiency_metrics_accept_adk_names_as_budgets() -> None:

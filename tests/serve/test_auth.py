@@ -172,7 +172,9 @@ def test_a_reachable_address_without_a_token_is_refused(workdir: Path, token: st
         env["TRACEGRADE_TOKEN"] = token
     db = workdir / "exposed.duckdb"
     done = subprocess.run(
-        [TRACEGRADE, "serve", "--host", "0.0.0.0", "--db", str(db), "--port", str(free_port())],
+        # Free ports, gRPC's too: serve's default 4317 may be a developer's own running serve.
+        [TRACEGRADE, "serve", "--host", "0.0.0.0", "--db", str(db), "--port", str(free_port()),
+         "--grpc-port", str(free_port())],
         capture_output=True, text=True, env=env, timeout=60,
     )  # fmt: skip
     assert done.returncode == 2, done.stderr

@@ -20,7 +20,8 @@ CONFIG = {"criteria": {"tool_trajectory_avg_score": 1.0}, "tracegrade": {"max_er
 
 
 def _tracegrade(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    paths = [os.environ.get("PYTHONPATH"), str(ROOT)]  # a worktree's src, when given, first
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, paths))}
     return subprocess.run(
         [TRACEGRADE, *args], capture_output=True, text=True, cwd=cwd, timeout=240, env=env
     )

@@ -19,9 +19,11 @@ def tracegrade(
     *args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 240
 ) -> subprocess.CompletedProcess[str]:
     """The command in its own process, its database `cli.duckdb` in `cwd`."""
+    # The repository's root for tests' agents; a PYTHONPATH given (a worktree's src) stays first.
+    paths = [os.environ.get("PYTHONPATH"), str(ROOT)]
     full_env = {
         **os.environ,
-        "PYTHONPATH": str(ROOT),
+        "PYTHONPATH": os.pathsep.join(filter(None, paths)),
         "TRACEGRADE_DB": str(cwd / "cli.duckdb"),
         **(env or {}),
     }

@@ -10,6 +10,7 @@ from typing import Any, Protocol
 from tracegrade.errors import DatabaseLockedError, TracegradeError
 from tracegrade.remote import RemoteDatabase, find_server
 from tracegrade.store import LocalReader, Reader, connect, resolve_path
+from tracegrade.store.connection import require_database
 from tracegrade.store.readonly import lock_down
 
 
@@ -58,6 +59,7 @@ def scoring_target(
         yield _remote_scoring(RemoteDatabase(server), metric_dirs)
         return
     path = resolve_path(db)
+    require_database(path)  # scoring needs stored runs: a mistyped --db is not a new file
     try:
         connection = connect(path)
     except DatabaseLockedError as locked:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -117,6 +118,25 @@ def fail(message: str, code: ExitCode = ExitCode.USAGE_ERROR) -> typer.Exit:
     """Print one line to stderr; the caller raises what this returns."""
     typer.echo(f"tracegrade: {terminal_text(message)}", err=True)  # it may quote data
     return typer.Exit(int(code))
+
+
+def prepare_outputs(outputs: dict[str, Path | None]) -> None:
+    """The files asked for (option → path), before anything runs: their folders made (a
+    CI job's `reports/` does not exist yet), a path that cannot be written refused."""
+    for option, path in outputs.items():
+        if path is None:
+            continue
+        if path.is_dir():
+            raise fail(f"{option} {path}: is a folder; give a file name in it")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            blocking = next((p for p in path.parents if p.exists() and not p.is_dir()), None)
+            why = f"{blocking} is a file, not a folder" if blocking else exc.strerror
+            raise fail(f"{option} {path}: cannot create its folder ({why})") from None
+        writable = os.access(path, os.W_OK) if path.exists() else os.access(path.parent, os.W_OK)
+        if not writable:
+            raise fail(f"{option} {path}: this user cannot write it (permission denied)")
 
 
 @contextmanager

@@ -31,9 +31,11 @@ def emit_report(
 ) -> ExitCode:
     """The summary on stdout (terminal or Markdown), files where asked; the exit code the
     gate (and diff) decide."""
-    from tracegrade.report import diff_runs
+    from tracegrade.report import check_baseline, diff_runs
 
     with open_reader(db, server) as reader:
+        if baseline:
+            check_baseline(reader, baseline)  # before the summary: a typo is all it says
         shown = _emit_run(reader, scoring_id, run_id, json_path, junit, terminal=not markdown)
         code, run, scoring = shown
         diff = diff_runs(reader, baseline, run) if baseline else None
@@ -44,6 +46,14 @@ def emit_report(
         if diff is not None and diff.regressed and code == ExitCode.OK:
             code = ExitCode.GATE_FAILED
     return code
+
+
+def require_baseline(db: Path | None, server: str | None, baseline: str) -> None:
+    """`run --baseline`: a baseline that is not a scored run is refused before any case runs."""
+    from tracegrade.report import check_baseline
+
+    with open_reader(db, server) as reader:
+        check_baseline(reader, baseline)
 
 
 def _emit_run(

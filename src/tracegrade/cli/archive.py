@@ -47,9 +47,15 @@ def archive(
     kill -9) loses and duplicates nothing: the next run finishes or undoes it. For a
     database `tracegrade serve` holds, give serve --archive instead.
     """
+    from tracegrade.report.values import plural
+    from tracegrade.store import resolve_path
     from tracegrade.store.archive import archive_database
+    from tracegrade.store.connection import require_database
 
     with user_errors():
+        require_database(resolve_path(db))  # nothing to archive in a mistyped path
         done = archive_database(db, archive, shard=shard, retain_days=retain_days)
-    copies = f"; deleted {done.copies} hot copies of archived spans" if done.copies else ""
-    typer.echo(f"archived {done.spans} spans into {done.files} files under {archive}{copies}")
+    moved = f"archived {plural(done.spans, 'span')} into {plural(done.files, 'file')}"
+    hot = "hot copy" if done.copies == 1 else "hot copies"
+    copies = f"; deleted {done.copies:,} {hot} of archived spans" if done.copies else ""
+    typer.echo(f"{moved} under {archive}{copies}")

@@ -24,7 +24,9 @@ def path(db: DbOption = None) -> None:
 def upgrade(db: DbOption = None) -> None:
     """Apply pending migrations and refresh the views and macros."""
     from tracegrade.store import connect, resolve_path
+    from tracegrade.store.connection import require_database
 
     with user_errors():
+        require_database(resolve_path(db))  # an upgrade of a mistyped path creates nothing
         connect(db).close()
     typer.echo(f"{resolve_path(db)} is up to date")

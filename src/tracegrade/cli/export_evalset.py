@@ -7,7 +7,14 @@ from typing import Annotated
 
 import typer
 
-from tracegrade.cli._common import DbOption, ServerOption, fail, sql_errors, user_errors
+from tracegrade.cli._common import (
+    DbOption,
+    ServerOption,
+    fail,
+    prepare_outputs,
+    sql_errors,
+    user_errors,
+)
 
 
 def export_evalset(
@@ -30,7 +37,9 @@ def export_evalset(
     from tracegrade.cli._access import open_reader
     from tracegrade.evalset import write_eval_set
     from tracegrade.evalset.from_traffic import cases_from_traffic
+    from tracegrade.report.values import plural
 
+    prepare_outputs({"OUT": out})
     set_id = eval_set_id or out.name.removesuffix(".json").removesuffix(".evalset")
     with user_errors(), open_reader(db, server) as reader, sql_errors(f"--where {where!r}"):
         exported = cases_from_traffic(reader, where, set_id, limit)
@@ -40,4 +49,4 @@ def export_evalset(
         raise fail(f"nothing to export: no session matching {where!r} can be replayed (see above)")
     write_eval_set(out, set_id, exported.cases)
     turns = sum(len(case.turns) for case in exported.cases)
-    typer.echo(f"{out}: {len(exported.cases)} cases, {turns} turns")
+    typer.echo(f"{out}: {plural(len(exported.cases), 'case')}, {plural(turns, 'turn')}")

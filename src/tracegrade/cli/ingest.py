@@ -41,6 +41,7 @@ def ingest(
     """
     from tracegrade.ingest import ingest_files
     from tracegrade.ingest.stream import MIB, Limits
+    from tracegrade.report.values import plural
     from tracegrade.store import SpanWriter, resolve_path
 
     limits = Limits(max_record_bytes=max_record_mib * MIB, max_inflation=max_inflation)
@@ -54,7 +55,7 @@ def ingest(
         for problem in report.bad_records:
             typer.echo(terminal_text(problem), err=True)  # it may quote the record
         if report.unlisted:
-            typer.echo(f"{report.path}: and {report.unlisted} more problems", err=True)
+            typer.echo(f"{report.path}: and {plural(report.unlisted, 'more problem')}", err=True)
         typer.echo(_summary(report))
     if any(not r.ok for r in reports):
         raise fail(
@@ -63,9 +64,11 @@ def ingest(
 
 
 def _summary(report: FileReport) -> str:
-    parts = [f"{report.stored} spans stored", f"{report.duplicates} already present"]
+    from tracegrade.report.values import plural
+
+    parts = [f"{plural(report.stored, 'span')} stored", f"{report.duplicates} already present"]
     if report.rejected_spans:
         parts.append(f"{report.rejected_spans} rejected")
     if report.bad:
-        parts.append(f"{report.bad} bad records")
-    return f"{report.path}: {report.records} records, " + ", ".join(parts)
+        parts.append(plural(report.bad, "bad record"))
+    return f"{report.path}: {plural(report.records, 'record')}, " + ", ".join(parts)

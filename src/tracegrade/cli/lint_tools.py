@@ -26,6 +26,7 @@ def lint_tools(
     """Audit tool names, descriptions and parameter schemas: one line per finding (severity,
     agent, tool, parameter, rule); exit 1 when any finding is an error. Rules:
     docs/metrics.md#lint-tools."""
+    from tracegrade.report.values import plural
     from tracegrade.scoring.tool_lint import agent_definitions, lint, stored_definitions
 
     with user_errors():
@@ -41,6 +42,11 @@ def lint_tools(
         typer.echo(terminal_text(finding.line()))  # tool names and descriptions are data
     errors = sum(f.severity == "error" for f in findings)
     tools = sum(len(t) for t in definitions.values())
-    typer.echo(f"{tools} tools, {errors} errors, {len(findings) - errors} warnings", err=True)
+    counts = [
+        plural(tools, "tool"),
+        plural(errors, "error"),
+        plural(len(findings) - errors, "warning"),
+    ]
+    typer.echo(", ".join(counts), err=True)
     if errors:
         raise typer.Exit(int(ExitCode.GATE_FAILED))

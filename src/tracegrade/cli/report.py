@@ -13,6 +13,7 @@ from tracegrade.cli._common import (
     JunitOption,
     MarkdownOption,
     ServerOption,
+    prepare_outputs,
     user_errors,
 )
 
@@ -35,6 +36,7 @@ def report(
     """Print a run's summary again; exit with the code its gate decided."""
     from tracegrade.cli._report import emit_report
 
+    prepare_outputs({"--json": json_path, "--junit": junit, "--html": html})
     with user_errors():
         code = emit_report(
             db,

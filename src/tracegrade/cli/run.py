@@ -21,6 +21,7 @@ from tracegrade.cli._common import (
     ServerOption,
     fail,
     judge_options,
+    prepare_outputs,
     quiet_agent_logs,
     user_errors,
 )
@@ -91,18 +92,25 @@ def run(
     errors (agent, model or tool crashed), 4 cases not evaluated, 130 interrupted.
     """
     from tracegrade.cli._progress import case_progress
-    from tracegrade.cli._report import emit_report
-    from tracegrade.harness import RunOptions, plan_run
+    from tracegrade.cli._report import emit_report, require_baseline
+    from tracegrade.report.values import plural
     from tracegrade.scoring import load_scoring_config
     from tracegrade.scoring.config_file import allowing_not_evaluated
-    from tracegrade.scoring.evaluate import evaluate, evaluate_over_otlp
 
+    prepare_outputs({"--json": json_path, "--junit": junit, "--html": html})
     if not verbose:
         quiet_agent_logs()
     with user_errors():
+        # What can be checked without the agent is, first: its import alone takes seconds.
         criteria = load_scoring_config(config, eval_sets, metrics or [])
+        if baseline:
+            require_baseline(db, server if otlp_endpoint else None, baseline)
         if allow_not_evaluated:
             criteria = allowing_not_evaluated(criteria)
+        from tracegrade.harness import RunOptions, plan_run
+        from tracegrade.scoring.evaluate import evaluate, evaluate_over_otlp
+        from tracegrade.scoring.judging import check_judges
+
         options = RunOptions(
             eval_sets=eval_sets,
             agent=agent,
@@ -113,6 +121,9 @@ def run(
             ignore_unknown_keys=ignore_unknown_keys,
         )
         plan = plan_run(options)
+        if not otlp_endpoint:  # else the server resolves the judges, from its own imports
+            # After the agent: a judge may live in its package, which loading it puts on the path.
+            check_judges(criteria.config, criteria.specs)
         for warning in (w for loaded in plan.eval_sets for w in loaded.warnings):
             typer.echo(f"tracegrade: {warning}", err=True)
         for case, reason in plan.not_replayable:
@@ -129,7 +140,8 @@ def run(
                 evaluation = evaluate(plan, criteria, db, progress, judge)
         if evaluation.capture.lost:
             typer.echo(
-                f"tracegrade: {evaluation.capture.lost} spans were lost while recording: "
+                f"tracegrade: {plural(evaluation.capture.lost, 'span')} "
+                f"{'was' if evaluation.capture.lost == 1 else 'were'} lost while recording: "
                 "some turns may be incomplete",
                 err=True,
             )

@@ -20,6 +20,7 @@ from tracegrade.cli._common import (
     MetricsOption,
     ServerOption,
     judge_options,
+    prepare_outputs,
     sql_errors,
     user_errors,
 )
@@ -66,6 +67,7 @@ def score(
     from tracegrade.scoring import load_scoring_config
     from tracegrade.scoring.selection import parse_since
 
+    prepare_outputs({"--json": json_path, "--junit": junit, "--html": html})
     with user_errors():
         request: dict[str, Any] = {
             "run_id": run,

@@ -99,7 +99,7 @@ def _table(columns: list[str], cells: list[list[str]], terminal: bool) -> str:
     out = io.StringIO()
     console = Console(file=out, width=width, no_color=not terminal)
     console.print(table)
-    console.print(f"{len(cells)} rows")
+    console.print("1 row" if len(cells) == 1 else f"{len(cells)} rows")
     return out.getvalue()
 
 

@@ -97,7 +97,6 @@ class RunPlan:
 def plan_run(options: RunOptions, run_id: str | None = None) -> RunPlan:
     """Load the eval sets and the agent; fail on bad input before anything runs."""
     eval_sets = load_eval_sets(options.eval_sets, options.ignore_unknown_keys)
-    agent = load_agent(options.agent)
     cases = [case for s in eval_sets for case in s.cases]
     skipped = [(c, c.reason_not_replayable) for c in cases if c.reason_not_replayable is not None]
     replayable = [c for c in cases if c.replayable]
@@ -107,8 +106,13 @@ def plan_run(options: RunOptions, run_id: str | None = None) -> RunPlan:
         raise EvalSetError(
             f"nothing to replay: {given} holds no case"
             if not cases
+            else f"nothing to replay: the one case in {given} cannot be replayed"
+            if len(cases) == 1
             else f"nothing to replay: none of the {len(cases)} cases in {given} can be replayed"
         )
+    # The agent after the eval sets (importing it takes seconds), before the simulator: its
+    # module may register the simulated user's model.
+    agent = load_agent(options.agent)
     simulator = None
     if any(c.scenario is not None for c in replayable):
         simulator = simulator_config(options.criteria)

@@ -16,7 +16,14 @@ models, no formatting), `<kind>_<format>.py` renders one (`_text` for people, `_
     render_traffic(build_traffic_report(reader, scoring_id))   # traffic_to_json / _junit
 """
 
-from tracegrade.report.diff import CaseChange, CaseDiff, DiffTolerances, RunDiff, diff_runs
+from tracegrade.report.diff import (
+    CaseChange,
+    CaseDiff,
+    DiffTolerances,
+    RunDiff,
+    check_baseline,
+    diff_runs,
+)
 from tracegrade.report.diff_text import render_diff
 from tracegrade.report.models import CaseReport, RepeatReport, RunReport, TurnReport
 from tracegrade.report.overview import RunOverview, build_overview, is_large
@@ -50,6 +57,7 @@ __all__ = [
     "build_overview",
     "build_report",
     "build_traffic_report",
+    "check_baseline",
     "diff_runs",
     "is_large",
     "list_runs",

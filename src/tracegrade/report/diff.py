@@ -17,6 +17,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from tracegrade.report.models import CaseReport, TurnReport
+from tracegrade.report.queries import find_scoring
 from tracegrade.report.run import build_report
 from tracegrade.report.values import ms, num, usd
 from tracegrade.store.reader import Reader
@@ -104,6 +105,12 @@ class RunDiff(BaseModel):
     regressed: bool = Field(
         description="a case that passed now fails or errors, or got worse beyond a tolerance"
     )
+
+
+def check_baseline(reader: Reader, run_id: str) -> None:
+    """Refuse a baseline that is not a scored run (a typo) before anything is diffed
+    against it: `tracegrade run --baseline` checks it before the first case runs."""
+    find_scoring(reader, None, run_id)
 
 
 def diff_runs(

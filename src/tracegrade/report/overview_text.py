@@ -23,6 +23,7 @@ from tracegrade.report.values import (
     ms,
     num,
     pct,
+    plural,
     to_text,
     usd,
 )
@@ -65,8 +66,8 @@ def _cases(o: RunOverview) -> Iterator[Text]:
         f" {count(c.not_evaluated)} not evaluated"
     )
     yield Text(
-        f"{count(o.totals.turns)} turns in {count(o.total_repeats)} case repeats;"
-        f" {count(o.errored_repeats)} repeats errored ({pct(o.error_rate)},"
+        f"{plural(o.totals.turns, 'turn')} in {plural(o.total_repeats, 'case repeat')};"
+        f" {plural(o.errored_repeats, 'repeat')} errored ({pct(o.error_rate)},"
         f" {pct(o.scoring.max_error_rate)} allowed)"
     )
 
@@ -115,7 +116,7 @@ def _worst(
             yield Text(_clip(f"    {case.finding}", width))
     rest = total - len(shown)
     if rest:
-        yield Text(f"  … and {count(rest)} more {what} cases")
+        yield Text(f"  … and {count(rest)} more {what} {'case' if rest == 1 else 'cases'}")
     yield Text()
 
 
@@ -127,7 +128,7 @@ def _totals(o: RunOverview) -> list[str]:
     t = o.totals
     priced = "" if t.priced_turns == t.turns else f" ({t.priced_turns} of {t.turns} turns priced)"
     return [
-        f"Totals: {count(t.turns)} turns, {count(t.errored_turns)} errored"
+        f"Totals: {plural(t.turns, 'turn')}, {count(t.errored_turns)} errored"
         f" · latency p50 {ms(t.latency_p50_ms)} ms, p95 {ms(t.latency_p95_ms)} ms"
         f" · tokens {count(t.total_tokens)}",
         f"Cost: {usd(t.cost_usd)}{priced}",

@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from tracegrade.errors import TracegradeError
+from tracegrade.errors import TracegradeError, closest
 from tracegrade.store.reader import Reader, records
 from tracegrade.store.run_identity import run_receipts, run_token
 
@@ -94,7 +94,10 @@ def run_row(reader: Reader, run_id: str) -> Row:
         [run_id],
     )
     if not rows:
-        raise ReportError(f"no eval run '{run_id}': `tracegrade runs` lists the stored runs")
+        stored = records(reader, "SELECT run_id FROM eval_runs ORDER BY started_at DESC", [])
+        near = closest(run_id, [str(row["run_id"]) for row in stored])
+        hint = f"did you mean {near}?" if near else "`tracegrade runs` lists the stored runs"
+        raise ReportError(f"no eval run '{run_id}': {hint}")
     return rows[0]
 
 

@@ -19,7 +19,7 @@ from tracegrade.report.pages.cases import CaseView
 from tracegrade.report.pages.diffs import diff_groups
 from tracegrade.report.pages.run import CaseRow, RunPage
 from tracegrade.report.run_text import totals_lines
-from tracegrade.report.values import exit_meaning, num
+from tracegrade.report.values import exit_meaning, num, plural
 
 LIMIT = 60_000
 # One reason at most this long: a table row stays one readable line.
@@ -113,7 +113,7 @@ def _why(view: CaseView) -> str:
 
 
 def _metrics_failed(row: CaseRow) -> str:
-    errored = f"{row.errored_repeats} repeats errored" if row.errored_repeats else ""
+    errored = f"{plural(row.errored_repeats, 'repeat')} errored" if row.errored_repeats else ""
     return md("; ".join(p for p in (", ".join(row.failed_metrics), errored) if p))
 
 

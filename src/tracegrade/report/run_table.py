@@ -21,7 +21,7 @@ from rich.text import Text
 
 from tracegrade.report.models import CaseReport, Criterion, RunReport, Totals
 from tracegrade.report.summary import totals
-from tracegrade.report.values import DASH, comparator, count, header, ms, num, usd
+from tracegrade.report.values import DASH, comparator, count, header, ms, num, plural, usd
 
 STYLE = {"passed": "green", "failed": "red", "error": "yellow", "errors": "yellow"}
 _SHORTEST_CASE = 8
@@ -88,7 +88,7 @@ def _fit(columns: list[_Column], width: int) -> tuple[list[_Column], list[str]]:
 def _columns(report: RunReport) -> list[_Column]:
     metrics = [c for c in report.scoring.criteria if c.threshold is not None or c.max is not None]
     columns = [
-        _Column("case", f"{len(report.cases)} cases", justify="left"),
+        _Column("case", plural(len(report.cases), "case"), justify="left"),
         _Column("result", _label(report.verdict), justify="left"),
         _Column("passed", _passed_footer(report.cases)),
         *(_Column(_metric_title(c), "") for c in metrics),

@@ -20,6 +20,7 @@ from tracegrade.report.values import (
     ms,
     num,
     pct,
+    plural,
     to_text,
     usd,
 )
@@ -36,7 +37,7 @@ def render_traffic(report: TrafficReport, width: int | None = 100, color: bool =
 def _renderables(report: TrafficReport) -> Iterator[RenderableType]:
     overall = report.overall
     yield Text(f"Traffic · scoring {report.scoring.scoring_id}", style="bold")
-    yield Text(f"{describe(report.selection)} · {count(overall.turns)} turns scored")
+    yield Text(f"{describe(report.selection)} · {plural(overall.turns, 'turn')} scored")
     yield Text()
     yield _table(report)
     yield Text()

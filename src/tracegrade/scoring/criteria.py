@@ -34,7 +34,7 @@ from pydantic import (
 from pydantic.alias_generators import to_snake
 from pydantic_core import ErrorDetails
 
-from tracegrade.errors import ConfigError
+from tracegrade.errors import ConfigError, closest
 from tracegrade.evalset.content import FileModel
 from tracegrade.scoring.metrics import MetricSpec, resolve_name
 from tracegrade.scoring.predicate import check_predicate
@@ -46,6 +46,9 @@ ADK_DEFAULT_CRITERIA: dict[str, Any] = {
 
 # ADK metrics tracegrade does not compute: reported as not evaluated, never gating.
 NOT_COMPUTED: dict[str, str] = {}
+TOP_LEVEL_KEYS = ("criteria", "custom_metrics", "user_simulator_config", "live_model_config",
+                  "tracegrade")  # fmt: skip
+"""ADK's EvalConfig fields, and ours."""
 MATCH_TYPES = ("EXACT", "IN_ORDER", "ANY_ORDER", "SUBSET", "SUPERSET", "PRECISION", "RECALL")
 ARG_MODES = ("EXACT", "SUBSET", "IGNORE")
 
@@ -205,7 +208,10 @@ def _price(value: Any) -> Any:
 
 
 class TracegradeSection(FileModel):
-    """The file's `tracegrade` object, which ADK ignores."""
+    """The file's `tracegrade` object, which ADK ignores: ours, so a key it does not know
+    (a typo) is refused rather than left to gate nothing."""
+
+    model_config = ConfigDict(extra="forbid")
 
     criteria: dict[str, Any] = Field(default_factory=dict)
     repeat_policy: Annotated[RepeatPolicy, BeforeValidator(_repeat_policy)] = RepeatPolicy()
@@ -227,6 +233,7 @@ class CriteriaFile(FileModel):
 def parse_config(raw: dict[str, Any] | None, specs: dict[str, MetricSpec]) -> ScoringConfig:
     """A test_config.json document (None: ADK's defaults) into a `ScoringConfig`."""
     document = _validated(CriteriaFile, raw or {"criteria": ADK_DEFAULT_CRITERIA}, "")
+    _refuse_near_misses(raw or {})
     ours = document.tracegrade
     twice = [name for name in ours.criteria if name in document.criteria]
     if twice:
@@ -239,9 +246,7 @@ def parse_config(raw: dict[str, Any] | None, specs: dict[str, MetricSpec]) -> Sc
             continue
         metric = resolve_name(name, specs)
         if metric is None:
-            raise ConfigError(
-                f"criteria: unknown metric '{name}' (known: {', '.join(sorted(specs))})"
-            )
+            raise ConfigError(f"criteria: unknown metric '{name}' ({_metric_hint(name, specs)})")
         criteria[metric] = parse_criterion(metric, value, specs[metric])
     return ScoringConfig(
         criteria=criteria,
@@ -252,6 +257,23 @@ def parse_config(raw: dict[str, Any] | None, specs: dict[str, MetricSpec]) -> Sc
         allow_not_evaluated=ours.allow_not_evaluated,
         judge_imports=tuple(ours.judge_imports),
     )
+
+
+def _refuse_near_misses(raw: dict[str, Any]) -> None:
+    """ADK ignores top-level keys it does not know, and so do we, except one that looks
+    like a key ADK or tracegrade reads: a typo that would silently drop what it holds."""
+    for key in raw:
+        near = closest(to_snake(key), TOP_LEVEL_KEYS)
+        if near is not None and to_snake(key) not in TOP_LEVEL_KEYS:
+            raise ConfigError(f"unknown key '{key}' (did you mean {near}?)")
+
+
+def _metric_hint(name: str, specs: dict[str, MetricSpec]) -> str:
+    names = [n for spec in specs.values() for n in (spec.name, *spec.aliases)]
+    near = closest(name, names)
+    if near is not None:
+        return f"did you mean {resolve_name(near, specs)}?"
+    return "none has a name like it: docs/metrics.md lists them; --metrics adds your own"
 
 
 def parse_criterion(metric: str, value: Any, spec: MetricSpec) -> Criterion:
@@ -302,10 +324,10 @@ def _validated(model: type[_M], value: Any, where: str) -> _M:
     try:
         return model.model_validate(value)
     except ValidationError as exc:
-        raise _config_error(exc.errors(), where) from None
+        raise _config_error(exc.errors(), where, model) from None
 
 
-def _config_error(errors: list[ErrorDetails], where: str) -> ConfigError:
+def _config_error(errors: list[ErrorDetails], where: str, model: type[BaseModel]) -> ConfigError:
     """The first problem pydantic found, as one line: `path.to.field: what is wrong`."""
     first = errors[0]
     path = ".".join(filter(None, [where, *map(str, first["loc"])]))
@@ -318,8 +340,26 @@ def _config_error(errors: list[ErrorDetails], where: str) -> ConfigError:
             if e["type"] == "extra_forbidden" and e["loc"][:-1] == parent
         )
         path = ".".join(filter(None, [where, *map(str, parent)]))
-        return ConfigError(f"{path}: unknown setting {', '.join(unknown)}")
+        return ConfigError(f"{path}: unknown setting {_unknown(unknown, _fields(model, parent))}")
     return ConfigError(f"{path}: {_problem(first)}")
+
+
+def _unknown(keys: list[str], known: list[str]) -> str:
+    """`treshold (did you mean threshold?)`; with several keys, each that has a near name."""
+    near = {key: closest(key, known) for key in keys}
+    hints = [f"{n}" if len(keys) == 1 else f"{n} for {k}" for k, n in near.items() if n]
+    return ", ".join(keys) + (f" (did you mean {', '.join(hints)}?)" if hints else "")
+
+
+def _fields(model: type[BaseModel], loc: tuple[int | str, ...]) -> list[str]:
+    """The field names of the object at `loc` inside `model` (none when it is no model)."""
+    for name in loc:
+        field = model.model_fields.get(str(name))
+        annotation = field.annotation if field else None
+        if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
+            return []
+        model = annotation
+    return list(model.model_fields)
 
 
 def _problem(error: ErrorDetails) -> str:

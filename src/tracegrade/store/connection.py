@@ -14,7 +14,7 @@ from pathlib import Path
 import duckdb
 
 from tracegrade._resources import sql_files
-from tracegrade.errors import DatabaseError, DatabaseLockedError
+from tracegrade.errors import DatabaseError, DatabaseLockedError, closest
 from tracegrade.store import damage
 from tracegrade.store.archive_location import layer_archive
 from tracegrade.store.log_guard import guard_log
@@ -36,6 +36,23 @@ def resolve_path(path: str | os.PathLike[str] | None = None) -> Path:
     return Path(chosen).expanduser()
 
 
+def require_database(db: Path) -> None:
+    """Commands that read a database refuse one that is not there: a mistyped --db would
+    otherwise become a new, empty file."""
+    if db.exists():
+        return
+    # By stem: every candidate shares the suffix, which would make any two names look alike.
+    stems = [p.stem for p in db.parent.glob("*.duckdb")] if db.parent.is_dir() else []
+    near = closest(db.stem, stems)
+    hint = (
+        f"did you mean {db.with_name(near + '.duckdb')}?"
+        if near
+        else "nothing has been recorded there yet (`tracegrade run`, `ingest` or `serve` "
+        "creates it)"
+    )
+    raise DatabaseError(f"no database at {db}: {hint}")
+
+
 def connect(
     path: str | os.PathLike[str] | None = None,
     *,
@@ -52,8 +69,8 @@ def connect(
     refused, or with `discard_damaged_log` moved aside (see `log_guard`).
     """
     db = resolve_path(path)
-    if read_only and not db.exists():
-        raise DatabaseError(f"no database at {db}: nothing has been recorded there yet")
+    if read_only:
+        require_database(db)
     guard_log(db, discard=discard_damaged_log)  # before DuckDB replays (and deletes) it
     connection = _open(db, read_only)
     try:
@@ -95,6 +112,12 @@ def _apply(paths: list[Path], connection: duckdb.DuckDBPyConnection, temporary: 
 
 
 def _open(db: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
+    if db.is_file() and db.stat().st_size == 0:
+        # DuckDB calls it invalid, which reads as damage; nothing was ever written to it.
+        raise DatabaseError(
+            f"{db} is an empty file (0 bytes), not a DuckDB database: point --db or "
+            f"${{{DB_ENV}}} at the right file, or delete it to start a new database there"
+        )
     if not read_only:
         db.parent.mkdir(parents=True, exist_ok=True)
     try:

@@ -8,7 +8,7 @@ the metric's SQL scorer aggregates as ADK aggregates. See README "Judged metrics
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import duckdb
 
@@ -28,6 +28,7 @@ __all__ = [
     "JudgingStopped",
     "JudgingSummary",
     "Stop",
+    "check_judges",
     "judge",
     "judge_settings",
     "plan_metrics",
@@ -49,6 +50,12 @@ def judge(
     if settings.budget_usd is not None:
         _check_priced(plans, prices)
     return run_judges(connection, plans, settings, prices, scoring_id, stop)
+
+
+def check_judges(config: ScoringConfig, specs: Mapping[str, MetricSpec]) -> None:
+    """Resolve every judge the criteria name, judge_imports first: `tracegrade run` calls it
+    before the first case, so a mistyped judge or a missing module costs no model call."""
+    plan_metrics(config, [s for s in specs.values() if s.judge and s.name in config.criteria])
 
 
 def plan_metrics(config: ScoringConfig, specs: Sequence[MetricSpec]) -> list[MetricPlan]:
