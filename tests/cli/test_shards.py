@@ -13,7 +13,7 @@ from typing import Any
 import duckdb
 import pytest
 
-from tests.support.archive import RUNS_FIXTURE
+from tests.support.archive import RUNS_FIXTURE, traffic_db
 from tests.support.cli import invoke, one_line_error
 from tracegrade.exit_codes import ExitCode
 from tracegrade.ingest.files import ingest_file
@@ -157,3 +157,14 @@ def test_a_shard_given_twice_is_refused(tmp_path: Path, shards: tuple[Path, ...]
         f"tracegrade: --db {again}: given twice (each shard's database once)"
     )
     assert _rows(first, "SELECT count(*) FROM scorings") == [(0,)]
+
+
+def test_traffic_of_two_shards_is_scored_together(tmp_path: Path) -> None:
+    first = traffic_db(tmp_path / "shard0.duckdb", seeds=range(1, 4))  # 9 turns
+    second = traffic_db(tmp_path / "shard1.duckdb", seeds=range(4, 6))  # 6 turns
+    result = invoke("score", "--sample", "1", f"--db={first}", f"--db={second}")
+
+    assert result.exit_code == ExitCode.OK, result.output
+    assert "traffic sampled at 100% of trace ids · 15 turns scored" in result.stdout
+    ((turns,),) = _rows(first, "SELECT turns FROM scorings")
+    assert turns == 15
