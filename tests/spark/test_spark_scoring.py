@@ -1,5 +1,6 @@
-"""Scoring the archive on a real Spark cluster gives `tracegrade score`'s rows, row for row:
-traffic at a sample, and an eval run with its own criteria."""
+"""Scoring the archive on a real Spark cluster gives `tracegrade score`'s rows, row for row,
+and its verdict and exit code: traffic at a sample or in a window, and an eval run with its
+own criteria."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +18,7 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
-from tests.support.archive import RUNS_FIXTURE, eval_runs_db, traffic_db
+from tests.support.archive import RUNS_FIXTURE, eval_runs_db, long_session_db, traffic_db
 from tracegrade.ingest.files import ingest_file
 from tracegrade.scoring.stored import score_request
 from tracegrade.store import SpanWriter, connect
@@ -31,15 +33,41 @@ _COLUMNS = (
 )
 
 
+# What a scoring's row in `scorings` says, but for its id and time.
+_SCORING = "run_id, selection::VARCHAR, config::VARCHAR, turns, error_rate, verdict, exit_code"
+
+
 def _local_scores(db: Path, request: dict[str, Any]) -> list[tuple[Any, ...]]:
+    return _local_scoring(db, request)[0]
+
+
+def _local_scoring(
+    db: Path, request: dict[str, Any]
+) -> tuple[list[tuple[Any, ...]], tuple[Any, ...]]:
+    """`tracegrade score`'s rows in `scores`, and its row in `scorings`."""
     connection = connect(db)
     scoring_id = score_request(connection, request)["scoring_id"]
     rows = connection.execute(
         f"SELECT {_COLUMNS} FROM scores WHERE scoring_id = ? ORDER BY ALL",  # noqa: S608 — constants
         [scoring_id],
     ).fetchall()
+    scoring = connection.execute(
+        f"SELECT {_SCORING} FROM scorings WHERE scoring_id = ?",  # noqa: S608 — constants
+        [scoring_id],
+    ).fetchall()
     connection.close()
-    return rows
+    return rows, scoring[0]
+
+
+def _spark_scoring(out: Path) -> tuple[Any, ...]:
+    connection = duckdb.connect()
+    rows = connection.execute(
+        f"SELECT {_SCORING} FROM read_parquet(?)",  # noqa: S608 — constants
+        [str(out / "scorings.parquet")],
+    ).fetchall()
+    connection.close()
+    assert len(rows) == 1
+    return rows[0]
 
 
 def _spark_scores(out: Path) -> list[tuple[Any, ...]]:
@@ -93,6 +121,34 @@ def test_traffic_sample_scores_equal_local(spark: Any, tmp_path: Path) -> None:
     _assert_same(_spark_scores(tmp_path / "out"), local)
 
 
+def test_window_takes_a_long_sessions_late_turn_and_gates_as_local(
+    spark: Any, tmp_path: Path
+) -> None:
+    """--since 1d: of a trace begun 3 days ago (filed under that day), its turn of an hour
+    ago is scored, its first turn and a trace of 2 days ago are not, as locally; that turn
+    is over the token budget, so Spark exits 1 and writes local's verdict."""
+    from tracegrade.spark.__main__ import app
+
+    db = long_session_db(tmp_path / "hot.duckdb", time.time_ns())
+    archive = _archived_twin(db, tmp_path)
+    budget = tmp_path / "budget.json"
+    budget.write_text(json.dumps({"criteria": {"token_usage": {"max": 500}}}))
+    args = ["score", "--archive", str(archive), "--out", str(tmp_path / "out")]
+    result = CliRunner().invoke(app, [*args, "--since", "1d", "--config", str(budget)])
+    written = json.loads(result.stdout.strip().splitlines()[-1])
+
+    request = {"since_s": 86400, "config": json.loads(budget.read_text())}
+    local, local_scoring = _local_scoring(db, request)
+    assert {row[3] for row in local if row[0] == "turn"} == {
+        "00000000000000019e3779b97f4a7c15-0000000000000004"  # the session's second turn
+    }
+    _assert_same(_spark_scores(tmp_path / "out"), local)
+    assert local_scoring[-2:] == ("failed", 1)
+    assert _spark_scoring(tmp_path / "out") == local_scoring
+    assert (result.exit_code, written["verdict"]) == (1, "failed")
+    assert "the gate says failed" in result.stderr
+
+
 def test_eval_run_scores_equal_local(spark: Any, tmp_path: Path) -> None:
     """Locally, also on the archived twin after its file was ingested again: the re-sent
     spans are not stored twice, so its scores still equal Spark's and the hot database's."""
@@ -107,9 +163,11 @@ def test_eval_run_scores_equal_local(spark: Any, tmp_path: Path) -> None:
     assert ingest_file(RUNS_FIXTURE, writer).stored == 0
     writer.close()
 
-    local = _local_scores(db, {"run_id": BASE_RUN})
+    local, local_scoring = _local_scoring(db, {"run_id": BASE_RUN})
     assert written["case_results"] > 0
     _assert_same(_spark_scores(tmp_path / "out"), local)
+    assert _spark_scoring(tmp_path / "out") == local_scoring
+    assert (written["verdict"], written["exit_code"]) == local_scoring[-2:]
     _assert_same(_local_scores(tmp_path / "twin.duckdb", {"run_id": BASE_RUN}), local)
     assert {row[0] for row in local} == {"turn", "case", "run"}
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import duckdb
 
 from tests.support.paths import DATA
-from tests.support.span_factory import adk_like_spans
+from tests.support.span_factory import adk_like_spans, session_spans
 from tracegrade.capture import DuckDBSpanExporter
 from tracegrade.ingest.files import ingest_file
 from tracegrade.store import SpanWriter
@@ -29,6 +29,20 @@ def traffic_db(path: Path, seeds: range = TRAFFIC_SEEDS, turns: int = 3) -> Path
     exporter = DuckDBSpanExporter(writer=writer)
     for seed in seeds:
         exporter.export(adk_like_spans(turns, seed=seed, random_ids=True))
+    exporter.force_flush()
+    writer.close()
+    return path
+
+
+def long_session_db(path: Path, now_ns: int) -> Path:
+    """An application's session wrapped in one trace of its own: a turn 3 days before
+    `now_ns` and one an hour before it (1,000 prompt tokens each), under a root span begun
+    with the first; and a trace of one turn 2 days before `now_ns`."""
+    writer = SpanWriter.open(path)
+    exporter = DuckDBSpanExporter(writer=writer)
+    hour = 3600 * 10**9
+    exporter.export(session_spans([now_ns - 72 * hour, now_ns - hour], seed=1))
+    exporter.export(session_spans([now_ns - 48 * hour], seed=2))
     exporter.force_flush()
     writer.close()
     return path

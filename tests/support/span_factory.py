@@ -97,3 +97,42 @@ def adk_like_spans(turns: int, seed: int = 1, random_ids: bool = False) -> list[
             root.end(end_time=next(clock))
     provider.shutdown()
     return list(memory.get_finished_spans())
+
+
+def session_spans(turn_starts: list[int], seed: int = 1) -> list[ReadableSpan]:
+    """One trace: a session span (no agent's) begun with the first turn and ended a minute
+    after the last, holding one ADK turn (agent > model call, 1,000 prompt tokens) starting
+    at each of `turn_starts` (epoch ns), each a second long."""
+    memory = InMemorySpanExporter()
+    provider = TracerProvider(
+        resource=Resource.create({"service.name": "shop"}), id_generator=SequentialIds(seed)
+    )
+    provider.add_span_processor(SimpleSpanProcessor(memory))
+    tracer = provider.get_tracer("gcp.vertex.agent", "2.13.0")
+    second = 10**9
+    with tracer.start_as_current_span(
+        "session", start_time=turn_starts[0], end_on_exit=False
+    ) as session:
+        for turn, start in enumerate(turn_starts):
+            with tracer.start_as_current_span(
+                "invoke_agent shop",
+                start_time=start,
+                end_on_exit=False,
+                attributes={"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "shop"},
+            ) as agent:
+                call = tracer.start_span(
+                    "generate_content m",
+                    start_time=start + second // 10,
+                    attributes={
+                        "gen_ai.operation.name": "generate_content",
+                        "gen_ai.request.model": "m",
+                        "gcp.vertex.agent.invocation_id": f"e-{seed}-{turn}",
+                        "gen_ai.usage.input_tokens": 1000,
+                        "gen_ai.response.finish_reasons": ("stop",),
+                    },
+                )
+                call.end(end_time=start + second // 2)
+                agent.end(end_time=start + second)
+        session.end(end_time=turn_starts[-1] + 60 * second)
+    provider.shutdown()
+    return list(memory.get_finished_spans())

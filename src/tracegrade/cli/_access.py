@@ -12,6 +12,7 @@ from tracegrade.remote import RemoteDatabase, find_server
 from tracegrade.store import LocalReader, Reader, connect, resolve_path
 from tracegrade.store.connection import require_database
 from tracegrade.store.readonly import lock_down
+from tracegrade.store.shards import layer_shards
 
 
 class RemoteReader:
@@ -32,18 +33,24 @@ class ScoringTarget(Protocol):
 
 
 @contextmanager
-def open_reader(db: Path | None, server: str | None = None) -> Iterator[Reader]:
-    """Read-only access: the file if it is free, else through the server that holds it."""
+def open_reader(
+    db: Path | None, server: str | None = None, shards: Sequence[Path] = ()
+) -> Iterator[Reader]:
+    """Read-only access: the file if it is free, else through the server that holds it.
+    `shards`: other shards' files, read with it as one (store.shards)."""
     if server:
+        _refuse_server_shards(shards)
         yield RemoteReader(RemoteDatabase(server))
         return
     path = resolve_path(db)
     try:
         connection = connect(path, read_only=True)
     except DatabaseLockedError as locked:
+        _refuse_server_shards(shards, locked)
         yield RemoteReader(_server_holding(path, locked))
         return
     try:
+        layer_shards(connection, shards)
         lock_down(connection)  # users' SQL runs here: no file access from it
         yield LocalReader(connection)
     finally:
@@ -52,10 +59,16 @@ def open_reader(db: Path | None, server: str | None = None) -> Iterator[Reader]:
 
 @contextmanager
 def scoring_target(
-    db: Path | None, server: str | None, metric_dirs: Iterable[Path] = ()
+    db: Path | None,
+    server: str | None,
+    metric_dirs: Iterable[Path] = (),
+    shards: Sequence[Path] = (),
 ) -> Iterator[ScoringTarget]:
-    """Where scoring runs: in this process on the file, or in the server that holds it."""
+    """Where scoring runs: in this process on the file, or in the server that holds it.
+    `shards`: other shards' files whose spans are scored with the file's (store.shards);
+    the scores are stored in the file."""
     if server:
+        _refuse_server_shards(shards)
         yield _remote_scoring(RemoteDatabase(server), metric_dirs)
         return
     path = resolve_path(db)
@@ -63,9 +76,11 @@ def scoring_target(
     try:
         connection = connect(path)
     except DatabaseLockedError as locked:
+        _refuse_server_shards(shards, locked)
         yield _remote_scoring(_server_holding(path, locked), metric_dirs)
         return
     try:
+        layer_shards(connection, shards)
         lock_down(connection)  # a `where` and --metrics files run here: no file access from them
         yield _LocalScoring(connection, list(metric_dirs))
     finally:
@@ -91,6 +106,19 @@ def _remote_scoring(remote: RemoteDatabase, metric_dirs: Iterable[Path]) -> Remo
             "of the database, or after stopping the server"
         )
     return remote
+
+
+def _refuse_server_shards(
+    shards: Sequence[Path], locked: DatabaseLockedError | None = None
+) -> None:
+    """A server reads its own database only: shards are read together from their files."""
+    if not shards:
+        return
+    held = f"{locked}; " if locked else "--server: "
+    raise TracegradeError(
+        f"{held}several --db shards are read from their files, which no server may hold: "
+        "score copies of the served files, or stop their servers"
+    )
 
 
 def _server_holding(path: Path, locked: DatabaseLockedError) -> RemoteDatabase:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,12 +29,13 @@ def emit_report(
     run_id: str | None = None,
     html: Path | None = None,
     markdown: bool = False,
+    shards: Sequence[Path] = (),
 ) -> ExitCode:
     """The summary on stdout (terminal or Markdown), files where asked; the exit code the
-    gate (and diff) decide."""
+    gate (and diff) decide. `shards`: other shards' files read with `db` as one."""
     from tracegrade.report import check_baseline, diff_runs
 
-    with open_reader(db, server) as reader:
+    with open_reader(db, server, shards) as reader:
         if baseline:
             check_baseline(reader, baseline)  # before the summary: a typo is all it says
         shown = _emit_run(reader, scoring_id, run_id, json_path, junit, terminal=not markdown)
@@ -124,6 +126,7 @@ def emit_traffic(
     json_path: Path | None = None,
     junit: Path | None = None,
     html: Path | None = None,
+    shards: Sequence[Path] = (),
 ) -> ExitCode:
     from tracegrade.report import (
         build_traffic_report,
@@ -132,7 +135,7 @@ def emit_traffic(
         traffic_to_junit,
     )
 
-    with open_reader(db, server) as reader:
+    with open_reader(db, server, shards) as reader:
         report = build_traffic_report(reader, scoring_id)
         typer.echo(render_traffic(report, width=width(), color=_color()), nl=False)
         if html:

@@ -9,7 +9,6 @@ from typing import Annotated, Any
 import typer
 
 from tracegrade.cli._common import (
-    DbOption,
     HtmlOption,
     JsonOption,
     JudgeBudgetOption,
@@ -45,7 +44,15 @@ def score(
         str | None, typer.Option(help="Traffic: a SQL condition on the turns view.")
     ] = None,
     metrics: MetricsOption = None,
-    db: DbOption = None,
+    db: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--db",
+            help="DuckDB file (default: $TRACEGRADE_DB, else ./tracegrade.duckdb). Give one "
+            "per shard to score their spans together; the first stores the scores.",
+            show_default=False,
+        ),
+    ] = None,
     server: ServerOption = None,
     json_path: JsonOption = None,
     junit: JunitOption = None,
@@ -60,7 +67,8 @@ def score(
     Without traffic options it scores an eval run again (the latest, or --run). With
     --since, --sample or --where it scores production traffic (turns of no eval run) with
     the metrics that need no expected answers: budgets, efficiency, cost, errors. While
-    `tracegrade serve` holds the database, the server does the scoring.
+    `tracegrade serve` holds the database, the server does the scoring. Several --db
+    (shards, whose spans were routed by trace id) are read as one database.
     """
     from tracegrade.cli._access import scoring_target
     from tracegrade.cli._report import emit_report, emit_traffic
@@ -79,12 +87,17 @@ def score(
                 judge_concurrency, judge_budget_usd, judge_timeout, judge_retries
             ),
         }
-        with scoring_target(db, server, metrics or []) as target, _where_errors(where):
-            summary = target.score(request)
+        first, shards = (db[0], db[1:]) if db else (None, [])
+        target = scoring_target(first, server, metrics or [], shards)
+        with target as scoring, _where_errors(where):
+            summary = scoring.score(request)
+        scoring_id = summary["scoring_id"]
         if summary["run_id"] is None:
-            code = emit_traffic(db, server, summary["scoring_id"], json_path, junit, html)
+            code = emit_traffic(first, server, scoring_id, json_path, junit, html, shards)
         else:
-            code = emit_report(db, server, summary["scoring_id"], json_path, junit, html=html)
+            code = emit_report(
+                first, server, scoring_id, json_path, junit, html=html, shards=shards
+            )
     raise typer.Exit(int(code))
 
 

@@ -123,6 +123,11 @@ def _not_run(report: RunReport) -> Iterator[RenderableType]:
     missing = [f"{c.eval_set_id}/{c.case_id}" for c in report.cases if c.verdict == "not_run"]
     if missing:
         yield Text(f"  {', '.join(missing)}")
+    # Routing spans to shards by trace id splits a run: this shard may lack only some.
+    yield Text(
+        "  Spans routed to several shards? The others may hold these turns: score them "
+        f"together, `tracegrade score --run {report.run.run_id} --db SHARD1 --db SHARD2`"
+    )
 
 
 def _failures(report: RunReport) -> Iterator[RenderableType]:

@@ -72,7 +72,7 @@ def score_loaded(
     run_metrics(connection, config, specs)
     store_levels(connection, config, scoring_id)
     result = decide(connection, scoring_id, selection, config)
-    _record(connection, result, selection, config)
+    record(connection, result, selection, config)
     return result
 
 
@@ -252,12 +252,14 @@ def _execute_metric(
         raise ConfigError(f"metric '{spec.name}' ({spec.path}) failed: {exc}") from None
 
 
-def _record(
+def record(
     connection: duckdb.DuckDBPyConnection,
     result: ScoringResult,
     selection: Selection,
     config: ScoringConfig,
 ) -> None:
+    """The scoring's row in `scorings`: its selection, criteria and the gate's verdict.
+    The Spark driver writes it too, as scorings.parquet."""
     from tracegrade import __version__
 
     config_json = json.dumps(config.model_dump())  # criteria, not_evaluated, repeat_policy, ...

@@ -43,6 +43,15 @@ class Selection:
     where: str | None = None
     turn_ids: tuple[str, ...] | None = None
     """The turns `where` picked (set by `resolved()`)."""
+    now_ns: int | None = None
+    """The end of the `since` window (default: now, when a clause is made). Spark's tasks
+    are given the driver's, so that every task cuts at the same instant."""
+
+    def cutoff_ns(self) -> int:
+        """The start of the `since` window: a turn starting at or after it is selected."""
+        assert self.since is not None
+        now = self.now_ns if self.now_ns is not None else time.time_ns()
+        return now - int(self.since.total_seconds() * 1e9)
 
     def resolved(self, connection: duckdb.DuckDBPyConnection) -> Selection:
         """This selection with `where` evaluated read-only into `turn_ids`."""
@@ -85,7 +94,7 @@ class Selection:
             clauses.append("run_id IS NULL")
         if self.since is not None:
             clauses.append("start_ns >= ?")
-            params.append(time.time_ns() - int(self.since.total_seconds() * 1e9))
+            params.append(self.cutoff_ns())
         if self.sample is not None:
             # The decision of OTel's TraceIdRatioBased sampler: the trace id's low 64 bits
             # under rate * 2^64. The same trace is always in or out.
@@ -115,7 +124,7 @@ class Selection:
             params += [self.run_id, self.run_id]
         if self.since is not None:
             clauses.append("trace_id IN (SELECT trace_id FROM spans WHERE start_ns >= ?)")
-            params.append(time.time_ns() - int(self.since.total_seconds() * 1e9))
+            params.append(self.cutoff_ns())
         if self.sample is not None:  # as in predicate(): on the trace id alone
             clauses.append("('0x' || right(trace_id, 16))::UBIGINT::HUGEINT < ?::HUGEINT")
             params.append(round(self.sample * _TRACE_ID_SPACE))

@@ -149,6 +149,10 @@ def run_criteria(connection: duckdb.DuckDBPyConnection, run_id: str) -> dict[str
         [run_id],
     ).fetchall()
     if not rows:
-        raise NothingToScore(f"no eval run '{run_id}' is stored (see `tracegrade runs`)")
+        raise NothingToScore(
+            f"no eval run '{run_id}' is stored (see `tracegrade runs`); where spans are "
+            "routed to several shards, its own trace may be on another: give each shard's "
+            "--db to score them together"
+        )
     document = json.loads(rows[0][0]) if rows[0][0] else None
     return document or None

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from tracegrade.errors import TracegradeError
+from tracegrade.exit_codes import ExitCode
 
 app = typer.Typer(
     name="tracegrade.spark",
@@ -42,7 +43,11 @@ def score(
         str | None, typer.Option(help="Spark master URL (default: spark-submit's, else local).")
     ] = None,
 ) -> None:
-    """Score an eval run (--run) or traffic (--since, --sample) from the archive."""
+    """Score an eval run (--run) or traffic (--since, --sample) from the archive.
+
+    Prints a JSON line (the rows written, the verdict, the exit code) and exits with the
+    code `tracegrade score` gives for the same turns: 0 passed, 1 failed, 3 errors over
+    the limit, 4 not evaluated, 5 incomplete, 2 bad input."""
     from pyspark.sql import SparkSession
 
     from tracegrade.scoring import load_scoring_config
@@ -61,11 +66,14 @@ def score(
         if master:
             builder = builder.master(master)
         spark = builder.config("spark.sql.session.timeZone", "UTC").getOrCreate()
-        written = score_to(spark, archive, scoring, out)
+        summary = score_to(spark, archive, scoring, out)
     except TracegradeError as exc:
         typer.echo(f"tracegrade.spark: {exc}", err=True)
-        raise typer.Exit(2) from None
-    typer.echo(json.dumps({"out": str(out), **written}))
+        raise typer.Exit(int(ExitCode.USAGE_ERROR)) from None
+    typer.echo(json.dumps({"out": str(out), **summary}))
+    if summary["exit_code"] != ExitCode.OK:
+        typer.echo(f"tracegrade.spark: the gate says {summary['verdict']}", err=True)
+    raise typer.Exit(summary["exit_code"])
 
 
 if __name__ == "__main__":

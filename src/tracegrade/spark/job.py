@@ -3,10 +3,13 @@
     rows = score_archive(spark, "/data/spans", SparkScoring(sample=0.05))   # a notebook
     python -m tracegrade.spark score --archive /data/spans --sample 0.05 --out scores/
 
-The traffic filters act on spans before the shuffle: a turn is a trace, so keeping the
-sampled traces keeps exactly the turns `tracegrade score --sample` picks; `since` prunes
-day partitions (one day of margin: a trace starts before its turns) and then picks turns by
-their start as the local scoring does.
+The traffic filters act on spans before the shuffle: a sample is decided by trace id, so
+keeping the sampled traces keeps exactly the turns `tracegrade score --sample` picks. For
+`since`, the archive's day partition is its trace's first day, and a trace may hold turns
+days apart (an application's session wrapped in one trace): no margin of days is safe. So
+the traces read are those with a span started in the window (as `tracegrade score` selects
+them), from the partitions they are in, and the tasks pick the turns by their own start
+with the local predicate itself (`Selection`, cut at the driver's `now_ns`).
 """
 
 from __future__ import annotations
@@ -43,30 +46,30 @@ class SparkScoring:
     now_ns: int = field(default_factory=time.time_ns)
 
     def selection(self) -> Selection:
-        """The tasks' selection; `since` as a fixed cut, the same in every task."""
-        where = None
-        if self.since is not None:
-            where = f"start_ns >= {self.cutoff_ns()}"
-        return Selection(run_id=self.run_id, sample=self.sample, where=where)
-
-    def cutoff_ns(self) -> int:
-        assert self.since is not None
-        return self.now_ns - int(self.since.total_seconds() * 1e9)
+        """The selection `tracegrade score` makes, its `since` cut at this job's `now_ns`
+        in every task (and at the driver)."""
+        return Selection(
+            run_id=self.run_id, since=self.since, sample=self.sample, now_ns=self.now_ns
+        )
 
 
 @dataclass(frozen=True)
 class SparkJob:
-    """The per-turn rows (see tasks.TASK_ROWS) as a DataFrame, the criteria they are scored
-    with, and an eval run's own spans: the driver's levels need the same criteria, and the
-    run's plan (which turns each case set out to replay) from those spans."""
+    """The per-turn rows (see tasks.TASK_ROWS) as a DataFrame, the criteria and selection
+    they are scored with, and an eval run's own spans: the driver's levels and gate need the
+    same criteria and selection, and the run's plan (which turns each case set out to
+    replay) from those spans."""
 
     rows: DataFrame
     config: dict[str, Any]
+    selection: Selection
     eval_spans: pa.Table | None
 
 
 def score_archive(spark: SparkSession, archive: str, scoring: SparkScoring) -> SparkJob:
     """Plan the scoring of the archive's selected turns (nothing runs until rows are read)."""
+    if scoring.run_id is not None and (scoring.since is not None or scoring.sample is not None):
+        raise ConfigError("give --run or traffic options (--since, --sample), not both")
     spans = spark.read.parquet(archive)
     eval_spans, shared = None, None
     if scoring.run_id is not None:
@@ -76,9 +79,10 @@ def score_archive(spark: SparkSession, archive: str, scoring: SparkScoring) -> S
         shared = spark.sparkContext.broadcast(eval_spans)
     config = _config(scoring, eval_spans)
     _refuse_judged(config)
-    scorer = partition_scorer(config, scoring.selection(), shared)
+    selection = scoring.selection()
+    scorer = partition_scorer(config, selection, shared)
     picked = _picked(spans, scoring).repartition(scoring.partitions, "trace_id")
-    return SparkJob(picked.mapInArrow(scorer, TASK_ROWS_DDL), config, eval_spans)
+    return SparkJob(picked.mapInArrow(scorer, TASK_ROWS_DDL), config, selection, eval_spans)
 
 
 def _picked(spans: DataFrame, scoring: SparkScoring) -> DataFrame:
@@ -90,9 +94,19 @@ def _picked(spans: DataFrame, scoring: SparkScoring) -> DataFrame:
             f"CAST(conv(substr(trace_id, 17, 16), 16, 10) AS DECIMAL(20,0)) < {bound}BD"
         )
     if scoring.since is not None:
-        first_day = dt.datetime.fromtimestamp(scoring.cutoff_ns() / 1e9, dt.UTC).date()
-        spans = spans.where(f"day >= DATE'{first_day - dt.timedelta(days=1)}'")
+        spans = _in_window(spans, scoring.selection().cutoff_ns())
     return spans
+
+
+def _in_window(spans: DataFrame, cutoff_ns: int) -> DataFrame:
+    """The spans of the traces with a span started since `cutoff_ns`: those found first
+    (Parquet's row-group statistics on start_ns skip most old files), then the days they
+    are filed under, so that only those partitions are read whole."""
+    recent = spans.where(f"start_ns >= {cutoff_ns}").select("day", "trace_id").distinct()
+    days = sorted({row["day"] for row in recent.select("day").distinct().collect()})
+    return spans.where(spans["day"].isin(days)).join(
+        recent.select("trace_id"), "trace_id", "left_semi"
+    )
 
 
 def _config(scoring: SparkScoring, eval_spans: pa.Table | None) -> dict[str, Any]:

@@ -2,7 +2,9 @@
 
 The tasks' rows become `scored_turns` and `turn_scores` in an in-memory DuckDB holding the
 store's tables, and the same queries/scoring/03_levels.sql and 04_store.sql make `scores`
-and `case_results`, which are written as Parquet in the shape of those tables.
+and `case_results`; the gate (scoring/verdict.py) decides the verdict and exit code as for
+`tracegrade score`, recorded in `scorings`. The three are written as Parquet in the shape
+of those tables.
 """
 
 from __future__ import annotations
@@ -21,18 +23,24 @@ from tracegrade.scoring.criteria import parse_config
 from tracegrade.scoring.functions import register_functions
 from tracegrade.scoring.metrics import available_metrics
 from tracegrade.scoring.selected import drop_selected, select_traces
+from tracegrade.scoring.selection import Selection
 from tracegrade.scoring.stored import run_criteria
+from tracegrade.scoring.verdict import ScoringResult, decide
 from tracegrade.spark.tasks import load_spans
 from tracegrade.store.view_functions import register_view_functions
 
-OUTPUTS = ("scores", "case_results")
+OUTPUTS = ("scores", "case_results", "scorings")
 
 
 def levels(
-    rows: pa.Table, config_raw: dict[str, Any], eval_spans: pa.Table | None = None
-) -> duckdb.DuckDBPyConnection:
-    """A DuckDB whose `scores` and `case_results` hold this scoring's rows. An eval run's
-    own spans give its plan (queries/scoring/01_inputs.sql's `scored_plan`)."""
+    rows: pa.Table,
+    config_raw: dict[str, Any],
+    selection: Selection,
+    eval_spans: pa.Table | None = None,
+) -> tuple[duckdb.DuckDBPyConnection, ScoringResult]:
+    """A DuckDB whose `scores`, `case_results` and `scorings` hold this scoring's rows, and
+    the gate's result. An eval run's own spans give its plan (queries/scoring/01_inputs.sql's
+    `scored_plan`), and so the turns that never ran."""
     if not rows.num_rows:
         raise TracegradeError("no turns matched in the archive: nothing to score")
     specs = available_metrics()
@@ -53,13 +61,16 @@ def levels(
     select_traces(connection, None)
     connection.execute(scoring_sql("inputs"))
     drop_selected(connection)
-    ((has_expected, run_id),) = connection.execute(
-        "SELECT coalesce(bool_or(has_expected), false), any_value(run_id) FROM scored_turns"
+    ((has_expected,),) = connection.execute(
+        "SELECT coalesce(bool_or(has_expected), false) FROM scored_turns"
     ).fetchall()
-    config = engine.applicable(config, specs, run_id, has_expected=bool(has_expected))
+    config = engine.applicable(config, specs, selection.run_id, has_expected=bool(has_expected))
     engine.load_criteria(connection, config, specs)
-    engine.store_levels(connection, config, uuid.uuid4().hex[:12])
-    return connection
+    scoring_id = uuid.uuid4().hex[:12]
+    engine.store_levels(connection, config, scoring_id)
+    result = decide(connection, scoring_id, selection, config)
+    engine.record(connection, result, selection, config)
+    return connection, result
 
 
 def write_outputs(connection: duckdb.DuckDBPyConnection, out: Path) -> dict[str, int]:
