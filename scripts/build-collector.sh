@@ -20,6 +20,7 @@ if [ -x "$binary" ]; then
     exit 0
 fi
 
+mkdir -p "$cache"
 # ocb is released with core, at the same version as the components.
 builder="$cache/ocb-v$release/builder"
 if [ ! -x "$builder" ]; then
