@@ -32,7 +32,9 @@ SPANS = "SELECT name, count(*) FROM spans GROUP BY name"
 
 
 def _run(config: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "TRACEGRADE_TOKEN": TOKEN, "PYTHONPATH": str(ROOT)}
+    # The agent's module is under tests/; keep any PYTHONPATH already set (the source under test).
+    path = os.pathsep.join(p for p in (os.environ.get("PYTHONPATH"), str(ROOT)) if p)
+    env = {**os.environ, "TRACEGRADE_TOKEN": TOKEN, "PYTHONPATH": path}
     command = [TRACEGRADE, "run", str(SHOP), "--agent", AGENT, "--config", str(config), *args]
     return subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=300, env=env)
 
