@@ -12,11 +12,11 @@ import pytest
 import yaml
 
 from tests.deploy.conftest import (
-    COLLECTOR_CONFIG_DIR,
     REPO_ROOT,
     SERVE_DEFAULTS,
     Compose,
     Dockerfile,
+    load_collector_config,
 )
 from tests.deploy.test_collector_config import component_type, pipelines
 
@@ -25,8 +25,7 @@ Config = dict[str, Any]
 
 @pytest.fixture(scope="module")
 def front() -> Config:
-    config: Config = yaml.safe_load((COLLECTOR_CONFIG_DIR / "sharded.yaml").read_text())
-    return config
+    return load_collector_config("sharded.yaml")
 
 
 @pytest.fixture(scope="module")
@@ -63,23 +62,56 @@ def test_traces_are_routed_by_trace_id_after_the_limiter_and_batch(front: Config
     traces = pipelines(front)["traces"]
     assert traces["processors"][0] == "memory_limiter"
     assert traces["processors"][-1] == "batch"
-    assert [component_type(e) for e in traces["exporters"]] == ["loadbalancing"]
+    assert [component_type(e) for e in traces["exporters"]] == ["load_balancing"]
     assert not any(
         component_type(p) in {"tail_sampling", "probabilistic_sampler"}
         for p in traces["processors"]
     )
-    balancer = front["exporters"]["loadbalancing"]
+    balancer = front["exporters"]["load_balancing"]
     assert balancer["routing_key"] == "traceID"
     otlp = balancer["protocol"]["otlp"]
-    assert otlp["auth"]["authenticator"] in front["service"]["extensions"]
+    # A header: bearertokenauth's gRPC credentials refuse a connection without TLS.
+    assert otlp["headers"]["authorization"] == "Bearer ${env:TRACEGRADE_TOKEN}"
+    assert "auth" not in otlp
     assert otlp["retry_on_failure"]["enabled"] is True
     assert otlp["retry_on_failure"]["max_elapsed_time"] != "0"
+
+
+def test_the_balancer_queues_on_disk_and_not_per_shard(front: Config) -> None:
+    """Upstream: the per-backend queues are in memory and lose data when the ring changes, so
+    the queue is the exporter's own, in file_storage, and a batch leaves it once acknowledged."""
+    balancer = front["exporters"]["load_balancing"]
+    queue = balancer["sending_queue"]
+    assert queue["enabled"] is True
+    assert queue["storage"] in front["service"]["extensions"]
+    assert component_type(queue["storage"]) == "file_storage"
+    assert balancer["retry_on_failure"]["enabled"] is True
+    assert balancer["protocol"]["otlp"]["sending_queue"]["enabled"] is False
+
+
+def test_the_queue_lives_on_a_volume_of_its_own(front: Config, compose: Compose) -> None:
+    (storage,) = [e for e in front["extensions"] if component_type(e) == "file_storage"]
+    mounts = compose.volume_mounts("collector", {})
+    assert (("collector-queue", front["extensions"][storage]["directory"])) in mounts
+    assert "collector-queue" in compose.data["volumes"]
+
+
+def test_each_shard_publishes_its_http_port_on_loopback(
+    compose: Compose, shards: dict[str, dict[str, str]]
+) -> None:
+    published = {name: compose.published_ports(name, {}) for name in shards}
+    host_ports = [p.host_port for ports in published.values() for p in ports]
+    assert len(set(host_ports)) == len(host_ports) == len(shards)
+    for name, ports in published.items():
+        (port,) = ports
+        assert port.host_ip == "127.0.0.1", name
+        assert port.container_port == int(shards[name].get("--port", SERVE_DEFAULTS.http_port))
 
 
 def test_the_balancer_sends_to_every_shard_at_its_grpc_port(
     front: Config, shards: dict[str, dict[str, str]]
 ) -> None:
-    hostnames = front["exporters"]["loadbalancing"]["resolver"]["static"]["hostnames"]
+    hostnames = front["exporters"]["load_balancing"]["resolver"]["static"]["hostnames"]
     expected = {
         f"{name}:{options.get('--grpc-port', SERVE_DEFAULTS.grpc_port)}"
         for name, options in shards.items()
