@@ -67,7 +67,7 @@ class SparkJob:
 
 def score_archive(spark: SparkSession, archive: str, scoring: SparkScoring) -> SparkJob:
     """Plan the scoring of the archive's selected turns (nothing runs until rows are read)."""
-    spans = spark.read.parquet(archive)
+    spans = read_archive(spark, archive)
     eval_spans, shared = None, None
     if scoring.run_id is not None:
         # An eval run's own spans are one trace beside its turns' traces, and every task
@@ -79,6 +79,13 @@ def score_archive(spark: SparkSession, archive: str, scoring: SparkScoring) -> S
     scorer = partition_scorer(config, scoring.selection(), shared)
     picked = _picked(spans, scoring).repartition(scoring.partitions, "trace_id")
     return SparkJob(picked.mapInArrow(scorer, TASK_ROWS_DDL), config, eval_spans)
+
+
+def read_archive(spark: SparkSession, archive: str) -> DataFrame:
+    """The archive's spans, every file's columns. Its schema grows by added columns only
+    (store/archive_schema.py): without mergeSchema Spark takes one file's columns and drops
+    a column that only newer files have."""
+    return spark.read.option("mergeSchema", "true").parquet(archive)
 
 
 def _picked(spans: DataFrame, scoring: SparkScoring) -> DataFrame:
