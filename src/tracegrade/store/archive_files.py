@@ -99,15 +99,29 @@ def finish(connection: duckdb.DuckDBPyConnection, where: ArchiveLocation) -> int
     ).fetchall()
     if not committed:
         return 0  # being written, or orphans the next pass deletes
-    drop_pruned(connection, where.root)
-    for path, tmp_path, _ in committed:
-        publish(where.root, tmp_path, path)
+    spans = sum(spans for _, _, spans in committed)
+    try:
+        drop_pruned(connection, where.root)
+        for path, tmp_path, _ in committed:
+            publish(where.root, tmp_path, path)
+    except OSError as exc:  # a reader without write access: loud, and the read goes on
+        logger.warning(
+            "archive %s: %d committed files (%d spans) wait in %s/ and could not be "
+            "published (%s): readers miss them until `tracegrade archive` runs with write "
+            "access",
+            where.root,
+            len(committed),
+            spans,
+            STAGING_DIR,
+            exc,
+        )
+        return 0
     logger.warning(
         "archive %s: published %d committed files (%d spans) that were left in %s/ by a "
         "crash between commit and publishing (or an archiving pass publishing right now)",
         where.root,
         len(committed),
-        sum(spans for _, _, spans in committed),
+        spans,
         STAGING_DIR,
     )
     return len(committed)
