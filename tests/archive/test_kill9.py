@@ -4,6 +4,7 @@ at random moments; the next run finishes or undoes it."""
 
 from __future__ import annotations
 
+import logging
 import random
 import signal
 import subprocess
@@ -15,6 +16,8 @@ import duckdb
 import pytest
 
 from tests.support.archive import hot_count, stored_spans, traffic_db
+from tracegrade.store import connect
+from tracegrade.store.archive_files import STAGED_SUFFIX, STAGING_DIR
 from tracegrade.store.archive_location import FILES_GLOB
 
 pytestmark = pytest.mark.slow
@@ -52,7 +55,7 @@ def _finish(db: Path, root: Path) -> str:
 
 
 def _tmp_files(root: Path) -> list[Path]:
-    return sorted((root / "_tmp").rglob("*.parquet"))
+    return sorted((root / STAGING_DIR).rglob(f"*{STAGED_SUFFIX}"))
 
 
 def _manifest(db: Path) -> int:
@@ -62,7 +65,9 @@ def _manifest(db: Path) -> int:
     return int(rows)
 
 
-def test_kill_between_write_and_commit_and_between_commit_and_publish(tmp_path: Path) -> None:
+def test_kill_between_write_and_commit_and_between_commit_and_publish(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     db, root = traffic_db(tmp_path / "hot.duckdb"), tmp_path / "archive"
     spans = stored_spans(db)
 
@@ -77,8 +82,18 @@ def test_kill_between_write_and_commit_and_between_commit_and_publish(tmp_path: 
     assert not list(root.glob(FILES_GLOB))
     assert len(stored_spans(db, root)) < len(spans)  # in the unpublished file meanwhile
 
+    # A reader opening the database publishes it, loudly, rather than missing its spans.
+    with caplog.at_level(logging.WARNING, logger="tracegrade.archive"):
+        reader = connect(db, read_only=True)
+    ((seen,),) = reader.execute("SELECT count(*) FROM spans").fetchall()
+    reader.close()
+    assert seen == len(spans)
+    assert "published 1 committed files" in caplog.text
+    assert not _tmp_files(root)
+    assert len(list(root.glob(FILES_GLOB))) == 1
+
     out = _finish(db, root)
-    assert "rolled_forward 1" in out
+    assert "rolled_forward 0" in out
     assert stored_spans(db, root) == spans
     assert hot_count(db) == 0
     assert not _tmp_files(root)

@@ -82,7 +82,7 @@ def test_a_late_span_of_an_archived_trace_is_stored_once(tmp_path: Path) -> None
 
     # Archived again, the late span goes into a new file; re-sent, it is dropped as archived.
     done = archive_database(db, root, shard="s0", retain_days=0)
-    assert (done.spans, hot_count(db)) == (1, 0)
+    assert (done.moved.spans, hot_count(db)) == (1, 0)
     writer = SpanWriter.open(db)
     assert writer.write([late, old]) == WriteResult(0, 2)
     writer.close()

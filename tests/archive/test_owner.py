@@ -60,7 +60,7 @@ def test_a_claim_is_taken_over_once_its_database_is_gone(tmp_path: Path) -> None
         archive_database(second, root, shard="s0", retain_days=0)
 
     os.remove(first)  # gone for good: its files stay in the archive, its shard is free
-    assert archive_database(second, root, shard="s0", retain_days=0).spans > 0
+    assert archive_database(second, root, shard="s0", retain_days=0).moved.spans > 0
     assert str(second) in _owner(root).read_text()
     # a new database made at the first's path is another database: the claim stays
     again = traffic_db(tmp_path / "a.duckdb", seeds=range(3, 4))
@@ -93,9 +93,12 @@ def test_a_missing_committed_file_stops_archiving_loudly_until_restored(
         thread._pass(cursor)
     errors = [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
     assert len(errors) == 2
-    assert errors[0].startswith("archiving stopped, retrying every 5s: archived file ")
-    assert f"{lost} is missing" in errors[0]
-    assert "nothing more is archived until it is restored from a backup" in errors[0]
+    assert errors[0].startswith(
+        f"archiving stopped, retrying every 5s: archive {root}: 1 archived files of this "
+        "database are missing (day 2026-01-01; 30 spans, "
+    )
+    assert f"first {lost.relative_to(root)})" in errors[0]
+    assert "restore them from a backup, or if they were deleted on purpose" in errors[0]
     assert "stay in the database" not in errors[0]
 
     (tmp_path / "backup.parquet").rename(lost)
@@ -135,10 +138,10 @@ def test_databases_that_shared_a_shard_part_without_losing_a_span(tmp_path: Path
     traffic_db(b, seeds=range(6, 7))
     everything = sorted(stored_spans(a, root) + stored_spans(b))
 
-    assert archive_database(a, root, shard="s0", retain_days=0).spans > 0
+    assert archive_database(a, root, shard="s0", retain_days=0).moved.spans > 0
     with pytest.raises(ArchiveError, match=f"shard 's0' belongs to database {a}"):
         archive_database(b, root, shard="s0", retain_days=0)
-    assert archive_database(b, root, shard="s1", retain_days=0).spans > 0
+    assert archive_database(b, root, shard="s1", retain_days=0).moved.spans > 0
 
     assert hot_count(a) == hot_count(b) == 0
     assert stored_spans(a, root) == everything

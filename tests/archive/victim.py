@@ -29,9 +29,9 @@ def main(db: str, root: str, step: str = "", marker: str = "") -> None:
     if step:
         _stop_before({"written": "_commit", "committed": "publish"}[step], Path(marker))
     done = archive.archive_database(db, root, shard="s0", retain_days=0)
-    recovery = done.recovery
+    recovery = done.moved.recovery
     print(
-        f"moved {done.spans} rolled_forward {recovery.rolled_forward} "
+        f"moved {done.moved.spans} rolled_forward {recovery.rolled_forward} "
         f"orphans_deleted {recovery.orphans_deleted}"
     )
 

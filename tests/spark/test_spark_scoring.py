@@ -207,3 +207,28 @@ def test_judged_metrics_are_refused_by_name(spark: Any, tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"not scored on Spark: hallucinations_v1;"):
         score_to(spark, str(archive), SparkScoring(config=config), tmp_path / "out")
     assert not (tmp_path / "out").exists()
+
+
+def test_a_column_only_newer_files_have_is_read(spark: Any, tmp_path: Path) -> None:
+    """The schema evolves by added columns; the job reads with mergeSchema, so a column
+    that a later file adds (here in the later day's file) is not dropped."""
+    from tracegrade.spark.job import read_archive
+
+    db = traffic_db(tmp_path / "hot.duckdb", seeds=range(1, 2))
+    traffic_db(db, seeds=range(90, 91))  # the next day
+    root = _archived_twin(db, tmp_path)
+    (newer,) = root.glob("shard=s0/day=2026-01-02/hour=*/*.parquet")
+    connection = duckdb.connect()
+    connection.execute(
+        f"COPY (SELECT *, 'x' AS added_later FROM read_parquet('{newer}', "  # noqa: S608 — a test path
+        f"hive_partitioning = false)) TO '{newer}.new' (FORMAT parquet)"
+    )
+    connection.close()
+    Path(f"{newer}.new").replace(newer)
+
+    spans = read_archive(spark, str(root))
+    assert "added_later" in spans.columns
+    assert spans.where("added_later = 'x'").count() == 15
+    assert spans.where("added_later IS NULL").count() == 15
+    types = dict(spans.dtypes)  # as README "Scaling out" says Spark reads them
+    assert (types["day"], types["hour"], types["attributes"]) == ("date", "int", "string")

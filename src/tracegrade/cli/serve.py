@@ -6,7 +6,6 @@ from __future__ import annotations
 import logging
 import socket
 import sys
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -111,10 +110,10 @@ def serve_command(
         float, typer.Option(min=1, help="Seconds between log lines of ingest figures.")
     ] = 60.0,
     archive: Annotated[
-        Path | None,
+        str | None,
         typer.Option(
-            help="Move traces older than --retain-days into this Parquet archive; the "
-            "views read both as one.",
+            help="Move traces older than --retain-days into this Parquet archive (a local "
+            "or mounted folder); the views read both as one.",
             show_default=False,
         ),
     ] = None,
@@ -145,8 +144,11 @@ def serve_command(
     """
     from tracegrade.server.app import serve
     from tracegrade.store import resolve_path
+    from tracegrade.store.archive_location import archive_root
 
     _log_to_stderr()
+    with user_errors():  # an object-store URL is refused before anything is written
+        archive_folder = None if archive is None else archive_root(archive)
     config = ServeConfig(
         db=resolve_path(db),
         host=host,
@@ -165,7 +167,7 @@ def serve_command(
         score_timeout_s=score_timeout,
         judge_imports=tuple(judge_import or ()),
         log_interval_s=log_interval,
-        archive=archive,
+        archive=archive_folder,
         retain_days=retain_days,
         shard=shard,
         archive_interval_s=archive_interval,

@@ -70,7 +70,7 @@ def score_archive(spark: SparkSession, archive: str, scoring: SparkScoring) -> S
     """Plan the scoring of the archive's selected turns (nothing runs until rows are read)."""
     if scoring.run_id is not None and (scoring.since is not None or scoring.sample is not None):
         raise ConfigError("give --run or traffic options (--since, --sample), not both")
-    spans = spark.read.parquet(archive)
+    spans = read_archive(spark, archive)
     eval_spans, shared = None, None
     if scoring.run_id is not None:
         # An eval run's own spans are one trace beside its turns' traces, and every task
@@ -83,6 +83,13 @@ def score_archive(spark: SparkSession, archive: str, scoring: SparkScoring) -> S
     scorer = partition_scorer(config, selection, shared)
     picked = _picked(spans, scoring).repartition(scoring.partitions, "trace_id")
     return SparkJob(picked.mapInArrow(scorer, TASK_ROWS_DDL), config, selection, eval_spans)
+
+
+def read_archive(spark: SparkSession, archive: str) -> DataFrame:
+    """The archive's spans, every file's columns. Its schema grows by added columns only
+    (store/archive_schema.py): without mergeSchema Spark takes one file's columns and drops
+    a column that only newer files have."""
+    return spark.read.option("mergeSchema", "true").parquet(archive)
 
 
 def _picked(spans: DataFrame, scoring: SparkScoring) -> DataFrame:

@@ -2,7 +2,7 @@
 
 An archiving pass moves every trace whose spans all ended before the cutoff (now minus
 the retention), one batch per (day, hour) partition of the traces' first spans. Each
-batch is one zstd Parquet file sorted by trace id, written first under `_tmp/`, then
+batch is one zstd Parquet file sorted by trace id, written first in `_staging/`, then
 recorded in `archive_manifest` in the same transaction that deletes its spans from the
 hot table, then published (see `archive_files`). A kill at any moment leaves each span in
 exactly one of the hot table and a committed file, and the span writer stores no span a
@@ -23,9 +23,29 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from tracegrade._resources import sql_files
-from tracegrade.store.archive_files import Recovery, fsync, publish, recover, tmp_dir
-from tracegrade.store.archive_location import ArchiveLocation, hot_spans, location, open_archive
+from tracegrade.store.archive_files import (
+    STAGED_SUFFIX,
+    Recovery,
+    fsync,
+    publish,
+    recover,
+    staging_dir,
+    write_parquet,
+)
+from tracegrade.store.archive_location import (
+    ArchiveLocation,
+    hot_spans,
+    location,
+    open_archive,
+)
 from tracegrade.store.archive_owner import claim
+from tracegrade.store.archive_upkeep import (
+    Compacted,
+    Pruned,
+    compact,
+    prune_missing,
+    prune_older,
+)
 from tracegrade.store.archived import ArchivedSpans, drop_copies
 from tracegrade.store.rows import SPAN_COLUMNS
 
@@ -35,8 +55,6 @@ if TYPE_CHECKING:
 # The raw columns `spans` stores, as the writer and the database filled them.
 ARCHIVED_COLUMNS = (*SPAN_COLUMNS, "ingested_at")
 _NS_PER_DAY = 86_400 * 10**9
-# Rows per Parquet row group: DuckDB's default; readers prune row groups by trace id.
-_ROW_GROUP = 122_880
 
 
 @dataclass(frozen=True)
@@ -50,20 +68,45 @@ class ArchivePass:
     copies: int = 0
 
 
+@dataclass(frozen=True)
+class Upkeep:
+    """What `tracegrade archive` does besides moving spans (see `archive_upkeep`)."""
+
+    prune_missing: bool = False
+    prune_older_than_days: float | None = None
+    compact: bool = False
+
+
+@dataclass(frozen=True)
+class ArchiveRun:
+    moved: ArchivePass
+    missing: Pruned
+    pruned: Pruned
+    compacted: Compacted
+
+
 def archive_database(
     db: str | os.PathLike[str] | None,
     root: str | os.PathLike[str],
     *,
     shard: str,
     retain_days: float,
-) -> ArchivePass:
-    """`tracegrade archive`: one pass over a database no other process holds."""
+    upkeep: Upkeep = Upkeep(),
+) -> ArchiveRun:
+    """`tracegrade archive`: one pass over a database no other process holds, and the
+    upkeep asked for: files deleted by hand recorded first (else the pass stops on them),
+    old days pruned and partitions compacted after it."""
     from tracegrade.store.connection import connect
 
     connection = connect(db)
     try:
-        open_archive(connection, root, shard)
-        return archive_pass(connection, retain_days)
+        where = open_archive(connection, root, shard)
+        missing = prune_missing(connection, where) if upkeep.prune_missing else Pruned()
+        moved = archive_pass(connection, retain_days)
+        days = upkeep.prune_older_than_days
+        pruned = prune_older(connection, where, days) if days is not None else Pruned()
+        compacted = compact(connection, where) if upkeep.compact else Compacted()
+        return ArchiveRun(moved, missing, pruned, compacted)
     finally:
         connection.close()
 
@@ -128,15 +171,10 @@ def _archive_batch(
 
 
 def _write_tmp(connection: duckdb.DuckDBPyConnection, where: ArchiveLocation, batch_id: str) -> str:
-    folder = tmp_dir(where)
+    folder = staging_dir(where)
     folder.mkdir(parents=True, exist_ok=True)
-    target = folder / f"{batch_id}.parquet"
-    connection.execute(
-        f"COPY (SELECT * FROM archive_batch ORDER BY trace_id, start_ns) "  # noqa: S608 — our path, quoted
-        f"TO '{_quoted(str(target))}' "
-        f"(FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE {_ROW_GROUP})"
-    )
-    fsync(target)
+    target = folder / f"{batch_id}{STAGED_SUFFIX}"
+    write_parquet(connection, "SELECT * FROM archive_batch", target)
     fsync(folder)
     return str(target.relative_to(where.root))
 
@@ -166,7 +204,3 @@ def _commit(
 def _sql(stem: str, **names: str) -> str:
     (path,) = [p for p in sql_files("archive") if p.stem == stem]
     return path.read_text().format(**names)
-
-
-def _quoted(text: str) -> str:
-    return text.replace("'", "''")

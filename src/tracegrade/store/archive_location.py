@@ -3,7 +3,8 @@
 A database archives into one root folder under its own shard name (`archive_location`).
 Every file of every shard lies at `<root>/shard=<s>/day=<d>/hour=<h>/<batch>.parquet`, so
 one glob reads the whole archive, and Spark, Trino or DuckDB read it as a Hive-partitioned
-dataset; files being written wait under `<root>/_tmp/`, which those readers skip.
+dataset; files being written wait in `<root>/_staging/`, which those readers skip (see
+`archive_files`), and `<root>/_schema.json` states the files' schema (`archive_schema`).
 """
 
 from __future__ import annotations
@@ -18,8 +19,11 @@ import duckdb
 from tracegrade._resources import sql_files
 from tracegrade.errors import ArchiveError
 from tracegrade.store.archive_owner import claim
+from tracegrade.store.archive_schema import write_schema_file
 
 _SHARD_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+# `scheme://...`, and `scheme:/...` too: a `Path` has already folded the double slash.
+_URL = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.-]+):/")
 FILES_GLOB = "shard=*/day=*/hour=*/*.parquet"
 
 
@@ -33,6 +37,21 @@ class ArchiveLocation:
 
     def has_files(self) -> bool:
         return next(iter(self.root.glob(FILES_GLOB)), None) is not None
+
+
+def archive_root(value: str | os.PathLike[str]) -> Path:
+    """The archive's root folder, absolute. An object-store URL is refused: publishing a
+    batch relies on an atomic rename within one file system, which object stores lack,
+    and a `Path` would silently turn `s3://b/x` into a local folder `./s3:/b/x`."""
+    text = os.fspath(value)
+    url = _URL.match(text)
+    if url:
+        raise ArchiveError(
+            f"archive {text}: object stores ({url['scheme']}://) are not supported yet; give "
+            "a local or mounted folder, and sync it to the bucket with a tool (aws s3 sync, "
+            "rclone), where Spark and other engines read it"
+        )
+    return Path(text).expanduser().resolve()
 
 
 def hot_spans(connection: duckdb.DuckDBPyConnection) -> str:
@@ -64,7 +83,7 @@ def set_location(
             f"shard {shard!r}: use 1-64 letters, digits, '_', '-' or '.', starting with a "
             "letter or digit"
         )
-    wanted = ArchiveLocation(Path(root).expanduser().resolve(), shard)
+    wanted = ArchiveLocation(archive_root(root), shard)
     current = location(connection)
     if current is None:
         connection.execute(
@@ -95,6 +114,9 @@ def layer_archive(connection: duckdb.DuckDBPyConnection) -> bool:
     if where is None:
         return False
     _allow(connection, where)
+    from tracegrade.store.archive_files import finish  # it imports ArchiveLocation from here
+
+    finish(connection, where)  # a batch a crash left unpublished is read, not missed
     if not where.has_files():
         return False
     (path,) = [p for p in sql_files("archive") if p.stem == "03_spans"]
@@ -115,6 +137,7 @@ def open_archive(
     try:
         where = set_location(connection, root, shard)
         claim(connection, where.root, where.shard)
+        write_schema_file(where.root)
         connection.execute("COMMIT")
     except BaseException:
         connection.execute("ROLLBACK")

@@ -1,12 +1,12 @@
 """One database per shard name: the owner file that claims a shard of the archive.
 
 Two databases archiving under one shard name would break each other: each one's recovery
-deletes the files under `_tmp/<shard>/` its own manifest does not name, which are the
+deletes the files in `_staging/<shard>/` its own manifest does not name, which are the
 other's batches being written or just committed (measured: 405 of 60,000 spans lost, and
 the database that lost them could not archive again). So the first database to archive
 as a shard writes `<root>/_shards/<shard>.owner` naming its `database_id`, and any other
 database is refused that shard for good, running or not: a stopped owner's committed
-files may still wait under `_tmp/`. A claim is stale only when its database is gone: on
+files may still wait in `_staging/`. A claim is stale only when its database is gone: on
 this host, no file at its path, or a different database there (one made anew at the same
 path); then the next claimant takes it over. Claims are made under an flock, so two
 claimants cannot both win.

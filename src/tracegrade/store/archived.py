@@ -70,7 +70,7 @@ class ArchivedSpans:
         connection.execute("SET VARIABLE tg_probe_max_end = ?", [high])
         files = []
         for path, tmp_path in connection.execute(self._probe_files).fetchall():
-            # Published, or still waiting under _tmp/ after a crash (a file neither place is
+            # Published, or still waiting in staging after a crash (a file neither place is
             # lost: recovery reports it, and its spans may then be stored again).
             for candidate in (where.root / path, where.root / tmp_path):
                 if candidate.exists():
