@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import socket
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
