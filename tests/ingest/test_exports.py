@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.cli import invoke
 from tests.support.paths import DATA
 from tests.support.views import dict_rows
 from tracegrade.ingest import ingest_file
@@ -165,4 +166,15 @@ def test_a_bad_jaeger_span_is_reported_with_its_place(tmp_path: Path, writer: Sp
     report = ingest_file(path, writer)
     assert report.bad_records == [
         f"{path}:line 1: Jaeger trace 1, span 2: tag 'retries': a 'int64' tag cannot hold 'many'"
+    ]
+
+
+def test_the_ingest_command_reads_exports_and_otlp_alike(tmp_path: Path) -> None:
+    db = str(tmp_path / "cli.duckdb")
+    done = invoke("ingest", "--db", db, str(JAEGER), str(TEMPO), str(OTLP))
+    assert done.exit_code == 0, done.output
+    assert done.stdout.splitlines() == [
+        f"{JAEGER}: 1 records, 9 spans stored, 0 already present",
+        f"{TEMPO}: 1 records, 0 spans stored, 9 already present",
+        f"{OTLP}: 1 records, 0 spans stored, 9 already present",
     ]
