@@ -78,3 +78,45 @@ def test_sound_traces_have_no_cycle_flag(writer: SpanWriter) -> None:
     rows = dict_rows(writer.connection, "SELECT cycle_broken_at FROM span_tree")
     assert len(rows) == 9
     assert {row["cycle_broken_at"] for row in rows} == {None}
+
+
+def test_spans_hanging_below_a_cycle_are_placed_under_it(
+    tmp_path: Path, writer: SpanWriter
+) -> None:
+    """A cycle with a span below it whose id is smaller than any in the cycle: the cycle,
+    not the span below, is where it is broken, and two cycles in one trace are two roots."""
+    trace = "ab" * 16
+
+    def span(span_id: str, parent: str) -> dict[str, Any]:
+        return {
+            "traceId": trace,
+            "spanId": span_id,
+            "parentSpanId": parent,
+            "name": f"s{span_id[-1]}",
+            "startTimeUnixNano": "1767225600000000000",
+            "endTimeUnixNano": "1767225600000001000",
+        }
+
+    ids = {name: f"{number:016x}" for number, name in enumerate("xabcdy", start=1)}
+    spans = [
+        span(ids["x"], ids["a"]),  # below the cycle a -> b -> c -> a
+        span(ids["a"], ids["c"]),
+        span(ids["b"], ids["a"]),
+        span(ids["c"], ids["b"]),
+        span(ids["d"], ids["y"]),  # a second cycle, d <-> y
+        span(ids["y"], ids["d"]),
+    ]
+    request = {"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}
+    path = tmp_path / "cycles.otlp.jsonl"
+    path.write_text(json.dumps(request) + "\n")
+    assert ingest_file(path, writer).bad_records == []
+    tree = dict_rows(writer.connection, "SELECT span_id, depth, cycle_broken_at FROM span_tree")
+    placed = {row["span_id"]: (row["depth"], row["cycle_broken_at"]) for row in tree}
+    assert placed == {
+        ids["a"]: (0, ids["a"]),
+        ids["b"]: (1, ids["a"]),
+        ids["c"]: (2, ids["a"]),
+        ids["x"]: (1, ids["a"]),
+        ids["d"]: (0, ids["d"]),
+        ids["y"]: (1, ids["d"]),
+    }

@@ -56,7 +56,9 @@ def _add_span(
     process_id = span.get("processID") or ""
     key = (f"{trace_number}/{process_id}", scope["name"], scope["version"])
     if key not in groups:
-        process = span.get("process") or processes[process_id]
+        process = span.get("process") or processes.get(process_id)
+        if not isinstance(process, dict):
+            raise ValueError(f"its process {process_id!r} is not among the trace's processes")
         groups[key] = {"scope": {k: v for k, v in scope.items() if v}, "spans": []}
         resources.append({"resource": _resource(process), "scopeSpans": [groups[key]]})
     groups[key]["spans"].append(_span(span, tags))
