@@ -87,7 +87,9 @@ raw AS (
         s.scope_name = 'gcp.vertex.agent'
             OR s.a."gcp.vertex.agent.invocation_id" IS NOT NULL AS from_adk,
         m.trace_is_adk_v1,
-        h.hides AS trace_hides_adk_v1_content,
+        -- A trace with no call_llm span cannot say content was hidden: ADK Go puts every
+        -- span in a trace of its own, and its tool spans carry their arguments.
+        coalesce(h.hides, false) AS trace_hides_adk_v1_content,
         CASE WHEN s.events <> '[]' THEN list_filter(
             json_extract(s.events, '$[*]'), lambda e: json_extract_string(e, '$.name') = 'exception'
         ) END AS exceptions

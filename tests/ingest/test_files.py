@@ -90,7 +90,11 @@ def test_bad_lines_are_named_and_good_lines_load(tmp_path: Path, writer: SpanWri
     assert report.stored == 2 * SPANS_PER_REQUEST
     assert [line.split(": ", 2)[0:2] for line in report.bad_records] == [
         [f"{path}:line 2", "not JSON"],
-        [f"{path}:line 4", "an OTLP/JSON request needs 'resourceSpans' (is this a trace export?)"],
+        [
+            f"{path}:line 4",
+            "neither an OTLP/JSON request ('resourceSpans') nor a Jaeger ('data') or Tempo"
+            " ('batches', 'trace') export",
+        ],
     ]
 
 

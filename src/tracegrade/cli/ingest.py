@@ -17,7 +17,11 @@ if TYPE_CHECKING:
 
 def ingest(
     files: Annotated[
-        list[Path], typer.Argument(help="OTLP trace files: JSON lines, protobuf, .gz, .zst.")
+        list[Path],
+        typer.Argument(
+            help="Trace files: OTLP (JSON lines, protobuf, .gz, .zst), or a Jaeger or Tempo"
+            " JSON export."
+        ),
     ],
     db: DbOption = None,
     max_record_mib: Annotated[
@@ -33,7 +37,8 @@ def ingest(
         ),
     ] = 1000,
 ) -> None:
-    """Load OpenTelemetry trace files (e.g. the Collector's file exporter output).
+    """Load OpenTelemetry trace files (e.g. the Collector's file exporter output, or a
+    trace as Jaeger's or Tempo's API returns it; the format is read from the content).
 
     Spans already stored are skipped, so loading a file twice adds nothing. A record
     that cannot be decoded, and a span refused, is reported on stderr with its file and

@@ -3,7 +3,8 @@
 Reads what the OpenTelemetry Collector's `file` exporter writes, in each of its forms:
 one OTLP/JSON request per line; length-prefixed records (4-byte big-endian size) of
 protobuf or JSON, each optionally zstd-compressed; a whole file compressed with zstd or
-gzip. A single pretty-printed OTLP/JSON document works too.
+gzip. A single pretty-printed OTLP/JSON document works too, and so do the JSON exports of
+Jaeger and Grafana Tempo, told apart by their content (see `exports`).
 
 Files are streamed (see `stream` for the limits), never read whole. A bad record is
 reported with its file and line (or record number) and the good ones still load; a bad
@@ -23,7 +24,7 @@ import zstandard
 
 from tracegrade.errors import DatabaseError, IngestError
 from tracegrade.ingest.otlp import Decoded, decode_protobuf
-from tracegrade.ingest.otlp_json import decode_json
+from tracegrade.ingest.otlp_json import decode_json_export
 from tracegrade.ingest.records import read_records
 from tracegrade.ingest.stream import ZSTD_MAGIC, Limits
 from tracegrade.store.rows import SpanRow
@@ -99,7 +100,7 @@ def _decode_record(record: bytes, limits: Limits) -> Decoded | str:
         if record.startswith(ZSTD_MAGIC):
             record = _unzstd(record, limits.max_record_bytes)
         if record.lstrip()[:1] == b"{":
-            return decode_json(record, "file")
+            return decode_json_export(record, "file")
         return decode_protobuf(record, "file")
     except (IngestError, zstandard.ZstdError) as exc:
         return str(exc)

@@ -24,6 +24,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from opentelemetry.proto.trace.v1.trace_pb2 import Span, Status
 
 from tracegrade.errors import IngestError
+from tracegrade.ingest.exports import as_otlp
 from tracegrade.ingest.json_values import attributes_problem
 from tracegrade.ingest.otlp import Decoded, decode_request
 
@@ -34,11 +35,14 @@ _STATUS_NAMES = frozenset(Status.StatusCode.keys())
 
 
 def parse_json(text: str | bytes) -> ExportTraceServiceRequest:
+    return parse_json_document(_load(text))
+
+
+def _load(text: str | bytes) -> Any:
     try:
-        document = json.loads(text, parse_constant=_not_json)
+        return json.loads(text, parse_constant=_not_json)
     except (ValueError, RecursionError) as exc:
         raise IngestError(f"not JSON: {exc}") from None
-    return parse_json_document(document)
 
 
 def parse_json_document(document: Any) -> ExportTraceServiceRequest:
@@ -58,6 +62,17 @@ def parse_json_document(document: Any) -> ExportTraceServiceRequest:
 
 def decode_json(text: str | bytes, source: str) -> Decoded:
     return decode_request(parse_json(text), source)
+
+
+def decode_json_export(text: str | bytes, source: str) -> Decoded:
+    """OTLP/JSON, or a Jaeger or Tempo export of it (`exports`), as files may hold."""
+    document = as_otlp(_load(text))
+    if isinstance(document, dict) and not document.keys() & {"resourceSpans", "resource_spans"}:
+        raise IngestError(
+            "neither an OTLP/JSON request ('resourceSpans') nor a Jaeger ('data') or"
+            " Tempo ('batches', 'trace') export"
+        )
+    return decode_request(parse_json_document(document), source)
 
 
 def _not_json(literal: str) -> Any:
