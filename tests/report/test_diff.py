@@ -130,8 +130,9 @@ def test_a_tolerance_exceeded_alone_is_a_regression(
 
     assert done.exit_code == ExitCode.GATE_FAILED, done.output
     assert (
-        "OVER TOLERANCE shop/pear_only\n"
-        "  cost per repeat $0.000351 → $0.000686 (+95%, tolerance 10%)\n"
+        "WORSE shop/pear_only\n"
+        "  cost per repeat worse beyond tolerance, still failing\n"
+        "    cost per repeat $0.000351 → $0.000686 (+95%, tolerance 10%)\n"
     ) in done.stdout
     assert done.stdout.splitlines()[-1] == (
         "REGRESSION: 2 cases got worse beyond a tolerance → exit code 1 (quality gate failed)"
