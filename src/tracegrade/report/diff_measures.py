@@ -140,7 +140,7 @@ def _rise(
     if before is None or after is None:
         delta, worse = None, False
     else:
-        delta = after - before
+        delta = round(after - before, 10)  # as the report rounds its sums: no float noise
         worse = delta > absolute and (pct is None or (before != 0 and delta / before * 100 > pct))
         if pct is not None and before != 0:
             message += f" ({delta / before:+.0%}, tolerance {pct:g}%)"
@@ -161,7 +161,7 @@ def judged(base: CaseReport, new: CaseReport, metrics: list[str], drop: float) -
 
 
 def _drop(metric: str, before: float | None, after: float | None, drop: float) -> MetricDiff:
-    delta = None if before is None or after is None else after - before
+    delta = None if before is None or after is None else round(after - before, 10)
     return MetricDiff(
         metric=metric, label=metric, kind="score_down", before=before, after=after,
         delta=delta, tolerance=f"-{drop:g}", worse=delta is None or -delta > drop,
