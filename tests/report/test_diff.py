@@ -86,6 +86,7 @@ def test_changed_eval_set_cases_only_in_one_run(
     assert diff.regressed
     assert diff.only_in_base == ["shop/model_crash"]
     assert diff.only_in_new == ["shop/transfer_again"]
+    assert (diff.totals.gone, diff.totals.new, diff.totals.regressed) == (1, 1, 1)
     # The agent did the same: only the expectation moved, so the trajectory did not change.
     assert _kinds(diff)["shop/transfer"] == ["regressed"]
     text = render_diff(diff)
