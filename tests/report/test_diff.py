@@ -86,6 +86,7 @@ def test_changed_eval_set_cases_only_in_one_run(
     assert diff.regressed
     assert diff.only_in_base == ["shop/model_crash"]
     assert diff.only_in_new == ["shop/transfer_again"]
+    assert (diff.totals.gone, diff.totals.new, diff.totals.regressed) == (1, 1, 1)
     # The agent did the same: only the expectation moved, so the trajectory did not change.
     assert _kinds(diff)["shop/transfer"] == ["regressed"]
     text = render_diff(diff)
@@ -130,8 +131,9 @@ def test_a_tolerance_exceeded_alone_is_a_regression(
 
     assert done.exit_code == ExitCode.GATE_FAILED, done.output
     assert (
-        "OVER TOLERANCE shop/pear_only\n"
-        "  cost per repeat $0.000351 → $0.000686 (+95%, tolerance 10%)\n"
+        "WORSE shop/pear_only\n"
+        "  cost per repeat worse beyond tolerance, still failing\n"
+        "    cost per repeat $0.000351 → $0.000686 (+95%, tolerance 10%)\n"
     ) in done.stdout
     assert done.stdout.splitlines()[-1] == (
         "REGRESSION: 2 cases got worse beyond a tolerance → exit code 1 (quality gate failed)"

@@ -14,6 +14,7 @@ from tracegrade.report import (
     RunReport,
     build_report,
     diff_runs,
+    diff_to_json,
     list_runs,
     render_diff,
     render_runs,
@@ -61,6 +62,7 @@ def test_diff(reader: LocalReader, golden: Golden) -> None:
         update={"base_scoring_id": "scoring-base", "new_scoring_id": "scoring-next"}
     )
     golden("diff.txt", render_diff(fixed))
+    golden("diff.json", diff_to_json(fixed))
 
 
 def test_runs_list(reader: LocalReader, golden: Golden) -> None:

@@ -1,4 +1,5 @@
-"""`tracegrade diff`: what changed between two runs; exit 1 on a regression."""
+"""`tracegrade diff`: what changed between two runs; exit 1 when a case regressed or got
+worse beyond a tolerance."""
 
 from __future__ import annotations
 
@@ -31,21 +32,26 @@ def diff(
     ] = 0.0,
     score_drop: Annotated[
         float,
-        typer.Option(min=0, help="A judged metric's case score may fall by this much unreported."),
+        typer.Option(min=0, help="A judged metric's case score may fall by this much."),
     ] = 0.05,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="The diff as JSON (every case's category) instead.")
+    ] = False,
     db: DbOption = None,
     server: ServerOption = None,
 ) -> None:
-    """Per case: pass→fail, more tool calls, latency/cost/tokens up, judged metrics' scores
-    down, trajectory changes.
+    """Each case in one category: regressed, worse beyond a tolerance, improved, changed,
+    unchanged, or in one run only.
 
-    A case that passed and now does not is a regression; so is one that got worse beyond a
-    tolerance (tool calls, latency, cost, tokens). Either exits 1. Trajectory changes and
-    judged scores that fell are shown, and do not fail.
+    Exit 1 when a case that passed now fails or errors (regressed), or when a case got worse
+    beyond a tolerance whatever its verdict (worse): more tool calls, higher latency, cost or
+    tokens, or a judged metric's case score down by more than --score-drop or no longer
+    evaluated. Anything else exits 0: fixes, verdict changes that are no regression
+    (failed → error), changed tool-call sequences, cases in one run only.
     """
     from tracegrade.cli._access import open_reader
     from tracegrade.cli._report import width
-    from tracegrade.report import DiffTolerances, diff_runs, render_diff
+    from tracegrade.report import DiffTolerances, diff_runs, diff_to_json, render_diff
 
     tolerances = DiffTolerances(
         latency_pct=latency_pct,
@@ -57,5 +63,8 @@ def diff(
     )
     with user_errors(), open_reader(db, server) as reader:
         result = diff_runs(reader, base, new, tolerances)
-    typer.echo(render_diff(result, width=width(), color=sys.stdout.isatty()), nl=False)
-    raise typer.Exit(int(ExitCode.GATE_FAILED if result.regressed else ExitCode.OK))
+    if as_json:
+        typer.echo(diff_to_json(result), nl=False)
+    else:
+        typer.echo(render_diff(result, width=width(), color=sys.stdout.isatty()), nl=False)
+    raise typer.Exit(int(ExitCode.GATE_FAILED if result.failed else ExitCode.OK))

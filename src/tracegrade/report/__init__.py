@@ -11,7 +11,7 @@ models, no formatting), `<kind>_<format>.py` renders one (`_text` for people, `_
     report = build_report(reader, run_id=...)      # the latest scoring of the run
     render_terminal(report) / to_json(report) / to_junit(report)
     render_overview(build_overview(reader, run_id=...))   # a large run in a screen or two
-    render_diff(diff_runs(reader, base_run_id, new_run_id))   # .regressed: exit 1
+    render_diff(diff_runs(reader, base_run_id, new_run_id))   # / diff_to_json; .failed: exit 1
     render_runs(list_runs(reader))
     render_traffic(build_traffic_report(reader, scoring_id))   # traffic_to_json / _junit
 """
@@ -22,8 +22,10 @@ from tracegrade.report.diff import (
     DiffTolerances,
     RunDiff,
     check_baseline,
+    diff_reports,
     diff_runs,
 )
+from tracegrade.report.diff_json import diff_to_json
 from tracegrade.report.diff_text import render_diff
 from tracegrade.report.models import CaseReport, RepeatReport, RunReport, TurnReport
 from tracegrade.report.overview import RunOverview, build_overview, is_large
@@ -58,7 +60,9 @@ __all__ = [
     "build_report",
     "build_traffic_report",
     "check_baseline",
+    "diff_reports",
     "diff_runs",
+    "diff_to_json",
     "is_large",
     "list_runs",
     "render_diff",

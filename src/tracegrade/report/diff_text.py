@@ -1,4 +1,5 @@
-"""`render_diff`: a run diff for people, regressions first, ending with the exit code."""
+"""`render_diff`: a run diff for people, most serious category first, ending with the exit
+code. It only renders the `RunDiff`: categories, reasons and counts are the model's."""
 
 from __future__ import annotations
 
@@ -7,17 +8,17 @@ from collections.abc import Iterator
 from rich.text import Text
 
 from tracegrade.exit_codes import ExitCode
-from tracegrade.report.diff import OVER_TOLERANCE, CaseDiff, RunDiff
+from tracegrade.report.diff import CATEGORIES, Category, RunDiff
 from tracegrade.report.values import UNBOUNDED, exit_meaning, plural, to_text
 from tracegrade.terminal_safe import scrubbed
 
-# Most serious first: a case is listed under the first of these it shows.
-_GROUPS = (
-    ("regressed", "REGRESSED", "bold red"),
-    *((kind, "OVER TOLERANCE", "bold red") for kind in sorted(OVER_TOLERANCE)),
-    ("fixed", "FIXED", "green"),
-    ("", "CHANGED", "yellow"),
-)
+# The categories listed case by case; the rest are counted or named on one line.
+_LISTED: dict[Category, str] = {
+    "regressed": "bold red",
+    "worse": "bold red",
+    "improved": "green",
+    "changed": "yellow",
+}
 
 
 def render_diff(diff: RunDiff, width: int | None = 100, color: bool = False) -> str:
@@ -28,45 +29,27 @@ def _lines(diff: RunDiff) -> Iterator[Text]:
     yield Text(f"Diff {diff.base_run_id} → {diff.new_run_id}", style="bold")
     yield Text(f"scorings {diff.base_scoring_id} → {diff.new_scoring_id}")
     yield Text()
-    changed = [c for c in diff.cases if c.changes]
-    for case in sorted(changed, key=_rank):
-        label, style = _label(case)
-        yield Text(f"{label} {case.eval_set_id}/{case.case_id}", style=style)
-        for change in case.changes:
-            yield Text(f"  {change.message}")
-    unchanged = len(diff.cases) - len(changed)
-    if unchanged:
-        yield Text(f"{plural(unchanged, 'case')} unchanged")
-    for side, ids in (("base", diff.only_in_base), ("new", diff.only_in_new)):
+    for category, style in _LISTED.items():
+        for case in diff.of(category):
+            yield Text(f"{category.upper()} {case.eval_set_id}/{case.case_id}", style=style)
+            yield Text(f"  {case.reason}")
+            for change in case.changes:
+                yield Text(f"    {change.message}")
+    if diff.totals.unchanged:
+        yield Text(f"{plural(diff.totals.unchanged, 'case')} unchanged")
+    for title, ids in (
+        (CATEGORIES["gone"], diff.only_in_base),
+        (CATEGORIES["new"], diff.only_in_new),
+    ):
         if ids:
-            yield Text(f"only in the {side} run: {', '.join(ids)}")
+            yield Text(f"{title.lower()}: {', '.join(ids)}")
     yield Text()
     yield _verdict(diff)
 
 
-def _label(case: CaseDiff) -> tuple[str, str]:
-    kinds = {c.kind for c in case.changes}
-    return next((label, style) for kind, label, style in _GROUPS if kind in kinds or not kind)
-
-
-def _rank(case: CaseDiff) -> tuple[int, str, str]:
-    label = _label(case)[0]
-    order = [g[1] for g in _GROUPS].index(label)
-    return order, case.eval_set_id, case.case_id
-
-
 def _verdict(diff: RunDiff) -> Text:
-    if not diff.regressed:
-        return Text(f"No regression → exit code {exit_meaning(ExitCode.OK)}", style="bold green")
-    worse = [
-        f"{plural(n, 'case')} {what}"
-        for n, what in (
-            (sum(1 for c in diff.cases if c.regressed), "passed before and not now"),
-            (sum(1 for c in diff.cases if c.over_tolerance), "got worse beyond a tolerance"),
-        )
-        if n
-    ]
+    code = ExitCode.GATE_FAILED if diff.failed else ExitCode.OK
     return Text(
-        f"REGRESSION: {', '.join(worse)} → exit code {exit_meaning(ExitCode.GATE_FAILED)}",
-        style="bold red",
+        f"{diff.summary} → exit code {exit_meaning(code)}",
+        style="bold red" if diff.failed else "bold green",
     )

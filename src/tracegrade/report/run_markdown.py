@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from tracegrade.report.diff import CATEGORIES, RunDiff
 from tracegrade.report.pages.cases import CaseView
 from tracegrade.report.pages.diffs import diff_groups
 from tracegrade.report.pages.run import CaseRow, RunPage
@@ -137,7 +138,7 @@ def _diff(page: RunPage) -> Iterator[str]:
     diff = page.diff
     if diff is None:
         return
-    verdict = "**regression**" if diff.regressed else "no regression"
+    verdict = f"**{md(diff.summary)}**" if diff.failed else md(diff.summary)
     yield from ["", f"Against {code(diff.base_run_id)}: {verdict}."]
     for group in diff_groups(diff):
         yield ""
@@ -145,8 +146,24 @@ def _diff(page: RunPage) -> Iterator[str]:
         yield ""
         for case in group.cases[:DIFF_CASES]:
             changes = "; ".join(c.message for c in case.changes)
-            yield f"- {md(case.eval_set_id + '/' + case.case_id)}: {md(changes)}"
+            name = md(f"{case.eval_set_id}/{case.case_id}")
+            yield f"- {name}: {md(case.reason)} — {md(changes)}"
         if len(group.cases) > DIFF_CASES:
             yield f"- …and {len(group.cases) - DIFF_CASES} more"
         yield ""
         yield "</details>"
+    yield from _diff_rest(diff)
+
+
+def _diff_rest(diff: RunDiff) -> Iterator[str]:
+    """The cases not listed: counted, or named when in one run only."""
+    unchanged = diff.totals.unchanged
+    rest = [f"{plural(unchanged, 'case')} unchanged"] if unchanged else []
+    for title, ids in (
+        (CATEGORIES["gone"], diff.only_in_base),
+        (CATEGORIES["new"], diff.only_in_new),
+    ):
+        if ids:
+            rest.append(f"{title.lower()}: {md(', '.join(ids))}")
+    if rest:
+        yield from ["", "; ".join(rest) + "."]

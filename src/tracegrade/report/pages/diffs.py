@@ -1,27 +1,24 @@
-"""A run diff's cases in groups for the page: regressed, fixed, then otherwise changed (as
-`tracegrade diff` lists them); a case is in the first group it qualifies for."""
+"""A run diff's listed categories for the page and the Markdown summary, in the order and
+with the titles `tracegrade diff` uses; unchanged cases and cases in one run only are
+counted or named below them."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tracegrade.report.diff import CaseDiff, RunDiff
+from tracegrade.report.diff import CATEGORIES, CaseDiff, Category, RunDiff
 
-_GROUPS = (("regressed", "Regressed"), ("fixed", "Fixed"), ("changed", "Changed"))
+_LISTED: tuple[Category, ...] = ("regressed", "worse", "improved", "changed")
 
 
 @dataclass(frozen=True)
 class DiffGroup:
-    kind: str
+    kind: Category
     title: str
     cases: list[CaseDiff]
 
 
 def diff_groups(diff: RunDiff) -> list[DiffGroup]:
-    """The groups that have a case, most serious first."""
-    grouped: dict[str, list[CaseDiff]] = {kind: [] for kind, _ in _GROUPS}
-    for case in diff.cases:
-        kinds = {c.kind for c in case.changes}
-        if kinds:
-            grouped[next((k for k in ("regressed", "fixed") if k in kinds), "changed")].append(case)
-    return [DiffGroup(kind, title, grouped[kind]) for kind, title in _GROUPS if grouped[kind]]
+    """The listed categories that have a case, most serious first."""
+    groups = [DiffGroup(kind, CATEGORIES[kind], diff.of(kind)) for kind in _LISTED]
+    return [group for group in groups if group.cases]
