@@ -174,7 +174,7 @@ def test_the_ingest_command_reads_exports_and_otlp_alike(tmp_path: Path) -> None
     done = invoke("ingest", "--db", db, str(JAEGER), str(TEMPO), str(OTLP))
     assert done.exit_code == 0, done.output
     assert done.stdout.splitlines() == [
-        f"{JAEGER}: 1 records, 9 spans stored, 0 already present",
-        f"{TEMPO}: 1 records, 0 spans stored, 9 already present",
-        f"{OTLP}: 1 records, 0 spans stored, 9 already present",
+        f"{JAEGER}: 1 record, 9 spans stored, 0 already present",
+        f"{TEMPO}: 1 record, 0 spans stored, 9 already present",
+        f"{OTLP}: 1 record, 0 spans stored, 9 already present",
     ]
