@@ -3,6 +3,7 @@ that starts a process fails rather than slowing the fast tier down unseen."""
 
 from __future__ import annotations
 
+import ctypes.util
 import socket
 import subprocess
 
@@ -81,3 +82,9 @@ def test_git_for_the_commit_a_run_records_is_let_through(request: pytest.Fixture
     with guarded("tests/x.py::test_x"):
         done = subprocess.run(["git", "--version"], capture_output=True, check=False)
     assert done.returncode == 0
+
+
+def test_a_library_looking_up_another_with_ldconfig_is_let_through() -> None:
+    with guarded("tests/x.py::test_x"):
+        found = ctypes.util.find_library("c")  # runs ldconfig -p (a compiler when it fails)
+    assert found is not None

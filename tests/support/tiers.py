@@ -32,9 +32,10 @@ PROCESS_FOLDERS = ("browser", "spark")
 _STARTERS = (subprocess, multiprocessing, socketserver, http.server)
 _OS_STARTERS = {"fork", "forkpty", "posix_spawn", "posix_spawnp", "system", "popen"}
 _OS_STARTERS |= {name for name in dir(os) if name.startswith(("spawn", "exec"))}
-# Commands a library runs in passing, which start no tracegrade, server or browser
-# (the harness asks git for the commit it records).
-_QUICK_COMMANDS = {"git"}
+# Commands a library runs in passing, which start no tracegrade, server or browser: the
+# harness asks git for the commit it records; ctypes.util.find_library (a library loading
+# another, e.g. on first import) asks ldconfig, else a compiler or the linker.
+_QUICK_COMMANDS = {"git", "ldconfig", "cc", "gcc", "ld", "objdump"}
 _TESTS = Path(__file__).resolve().parents[1]
 
 
