@@ -9,6 +9,7 @@ from opentelemetry import trace
 from opentelemetry.sdk.trace import TracerProvider
 
 from tests.support.adk_run import ROUTER as _router
+from tests.support.tiers import guarded, starts_process
 from tracegrade.capture import BlockingSpanProcessor, DuckDBSpanExporter
 from tracegrade.store import SpanWriter
 
@@ -22,6 +23,25 @@ def pytest_configure(config: pytest.Config) -> None:
     provider = TracerProvider()
     provider.add_span_processor(_router)
     trace.set_tracer_provider(provider)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test that starts a process is marked `process` (`slow` is one: its old name)."""
+    for item in items:
+        if item.get_closest_marker("process") is None and (
+            item.get_closest_marker("slow") is not None or starts_process(item)
+        ):
+            item.add_marker(pytest.mark.process)
+
+
+@pytest.fixture(autouse=True)
+def _no_process_unmarked(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A test not marked `process` that starts one fails (see tests.support.tiers)."""
+    if request.node.get_closest_marker("process") is not None:
+        yield
+        return
+    with guarded(request.node.nodeid):
+        yield
 
 
 @pytest.fixture

@@ -1,4 +1,5 @@
-"""Requests that once crashed a handler (500) get a 4xx with the reason."""
+"""Requests that once crashed a handler (500) get a 4xx with the reason (and serve goes on
+answering): the application in process, as the answers need no socket."""
 
 from __future__ import annotations
 
@@ -6,7 +7,9 @@ import json
 
 import pytest
 
-from .helpers import JSON, Server
+from tests.support.serve_app import ServeApp
+
+from .helpers import JSON
 
 DEEP = 100_000
 
@@ -26,10 +29,11 @@ DEEP = 100_000
          "unknown-column", "since-abc"],
 )  # fmt: skip
 def test_a_4xx_with_the_reason(
-    server: Server, path: str, body: object, status: int, reason: str
+    serve_app: ServeApp, path: str, body: object, status: int, reason: str
 ) -> None:
     data = body if isinstance(body, bytes) else json.dumps(body).encode()
-    reply = server.post(path, data, JSON)
+    reply = serve_app.post(path, data, JSON)
     assert reply.status == status, reply.body[:300]
     assert reason in reply.json()["error"]
-    assert server.health().status == 200
+    assert serve_app.health().status == 200
+    assert serve_app.rows("SELECT 1 AS one") == [[1]]

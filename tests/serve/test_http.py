@@ -5,16 +5,17 @@ from __future__ import annotations
 import http.client
 import socket
 
+from tests.support.serve_app import ServeApp
 from tests.support.span_factory import adk_like_spans
 
-from .helpers import PROTOBUF, Server, protobuf, request
+from .helpers import PROTOBUF, Server, protobuf
 
 
-def test_unknown_paths_and_methods(server: Server) -> None:
-    assert request(server.port, "POST", "/v1/metrics", b"", PROTOBUF, 5).status == 404
-    reply = request(server.port, "GET", "/v1/traces", None, {}, 5)
+def test_unknown_paths_and_methods(serve_app: ServeApp) -> None:
+    assert serve_app.request("POST", "/v1/metrics", b"", PROTOBUF).status == 404
+    reply = serve_app.request("GET", "/v1/traces")
     assert (reply.status, reply.headers["allow"]) == (405, "POST")
-    assert request(server.port, "POST", "/health", b"", {}, 5).status == 405
+    assert serve_app.request("POST", "/health").status == 405
 
 
 def test_keep_alive_serves_many_requests_on_one_connection(server: Server) -> None:

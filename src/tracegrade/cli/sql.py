@@ -7,15 +7,15 @@ import io
 import json
 import sys
 from enum import StrEnum
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console, OverflowMethod
-from rich.table import Table
-from rich.text import Text
 
 from tracegrade.cli._common import DbOption, ServerOption, sql_errors, user_errors
 from tracegrade.terminal_safe import terminal_text
+
+if TYPE_CHECKING:
+    from rich.console import OverflowMethod
 
 
 class Format(StrEnum):
@@ -89,6 +89,10 @@ def _cell(value: Any) -> str:
 def _table(columns: list[str], cells: list[list[str]], terminal: bool) -> str:
     # On a terminal the table fits its width and long values are cut; piped (into a file,
     # or `less -S`), every value is whole, so ids can be copied into the next query.
+    from rich.console import Console  # here: only a table needs it, not every command's start
+    from rich.table import Table
+    from rich.text import Text
+
     table = Table(show_lines=False)
     overflow: OverflowMethod = "ellipsis" if terminal else "ignore"
     for column in columns:

@@ -15,7 +15,7 @@ import duckdb
 
 from tracegrade._resources import sql_files
 from tracegrade.errors import DatabaseError, DatabaseLockedError, closest
-from tracegrade.store import damage
+from tracegrade.store import damage, view_stamp
 from tracegrade.store.archive_location import layer_archive
 from tracegrade.store.log_guard import guard_log
 from tracegrade.store.migrations import migrate, pending
@@ -63,7 +63,8 @@ def connect(
 
     A writable open migrates the file and (re)creates the views in it, so any DuckDB
     client sees them. A read-only open never changes the file: it refuses a file that
-    lacks migrations and defines the views as temporary ones, current for this tracegrade.
+    lacks migrations and uses the file's views when this tracegrade made them, else defines
+    them as temporary ones, current for this tracegrade (see `view_stamp`).
     Where the database has an archive, `spans` reads the hot table and the archive's
     Parquet files as one, for this connection (see `archive_location`). A damaged log is
     refused, or with `discard_damaged_log` moved aside (see `log_guard`).
@@ -93,9 +94,15 @@ def connect(
 
 
 def apply_views(connection: duckdb.DuckDBPyConnection, *, temporary: bool = False) -> None:
-    """(Re)create the SQL macros and views, in file order (macros first: views use them)."""
-    apply_macros(connection, temporary=temporary)
-    _apply(sql_files("views"), connection, temporary)
+    """(Re)create the SQL macros and views, in file order (macros first: views use them);
+    temporary ones only where the file's own are not this tracegrade's (see view_stamp)."""
+    macros, views = sql_files("macros"), sql_files("views")
+    if temporary and view_stamp.is_current(connection, macros, views):
+        return
+    _apply(macros, connection, temporary)
+    _apply(views, connection, temporary)
+    if not temporary:
+        view_stamp.stamp(connection, macros, views)
 
 
 def apply_macros(connection: duckdb.DuckDBPyConnection, *, temporary: bool = False) -> None:
