@@ -42,7 +42,9 @@ def _eval_set(folder: Path, *more: dict[str, object]) -> Path:
 
 def _run_until_stopped(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     marker = tmp_path / "started"
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "STOPPABLE_MARKER": str(marker)}
+    paths = [os.environ.get("PYTHONPATH"), str(ROOT)]  # a worktree's src, when given, first
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, paths))}
+    env["STOPPABLE_MARKER"] = str(marker)
     command = [TRACEGRADE, "run", *(args or [str(_eval_set(tmp_path))])]
     command += ["--agent", AGENT, "--db", "cli.duckdb"]
     process = subprocess.Popen(
@@ -96,13 +98,15 @@ def test_ctrl_c_records_the_turn_in_flight_and_the_run_cannot_pass(tmp_path: Pat
 
 def test_a_scenario_case_never_run_is_not_run_and_counted(tmp_path: Path) -> None:
     # A conversation scenario expects no turns: it must still be a case of the run's plan.
-    scenario = {
+    scenario: dict[str, object] = {
         "eval_id": "d_scenario",
         "conversation_scenario": {"starting_prompt": "Quick one", "conversation_plan": "Ask."},
     }
     eval_set = _eval_set(tmp_path, scenario)
-    config = {"criteria": {"response_match_score": 0.5}}
-    config["user_simulator_config"] = {"model": "stoppable-user"}
+    config = {
+        "criteria": {"response_match_score": 0.5},
+        "user_simulator_config": {"model": "stoppable-user"},
+    }
     (tmp_path / "test_config.json").write_text(json.dumps(config))
     stopped = _run_until_stopped(tmp_path, str(eval_set), "--repeats", "2")
     assert stopped.returncode == ExitCode.INTERRUPTED, stopped.stderr
