@@ -188,8 +188,9 @@ def _check_server_judges(remote: RemoteDatabase, raw: dict[str, Any] | None) -> 
             raise
         imports = (raw or {}).get("tracegrade", {}).get("judge_imports") or ["MODULE"]
         start = " ".join(f"--judge-import {m}" for m in imports)
+        reason = str(exc).partition(": 400 ")[2]
         raise fail(
-            f"--server {remote.url}: it cannot score this run's judges ({exc}); "
+            f"--server {remote.url}: it cannot score this run's judges ({reason}); "
             f"start it with `tracegrade serve ... {start}`"
         ) from None
 

@@ -10,8 +10,9 @@ that holds the file (POST /v1/score), which runs `score_request` itself:
     {..., "judge": {"concurrency": 64, "budget_usd": 2}} how judged metrics call their
                                                         judges (judging/settings.py)
     {"config": {...}, "check_judges": true}             only resolve the judges `config`
-                                                        names, scoring nothing: can this
-                                                        process judge a run made with it?
+                                                        (default: ADK's) names, scoring
+                                                        nothing: can this process judge a
+                                                        run made with it?
 """
 
 from __future__ import annotations
@@ -58,7 +59,8 @@ def score_request(
         raise ConfigError("give a run_id or traffic options (since, sample, where), not both")
     specs = available_metrics(list(metric_dirs))
     if request.get("check_judges"):  # before any run is looked for: none may be stored yet
-        check_judges(_parsed(request["config"], specs, "the criteria given"), specs)
+        # No config: ADK's default criteria, as a run made without a criteria file has.
+        check_judges(_parsed(request.get("config"), specs, "the criteria given"), specs)
         return {"judges_resolved": True}
     run_id = None if traffic else (request.get("run_id") or latest_run_id(connection, token))
     raw = request.get("config")
@@ -101,8 +103,6 @@ def _check_fields(request: dict[str, Any]) -> None:
         raise ConfigError(f"unknown field {unknown[0]!r}: the fields are {known}")
     if request.get("check_judges") not in (None, True, False):
         raise ConfigError(f"check_judges {request['check_judges']!r}: must be true or false")
-    if request.get("check_judges") and request.get("config") is None:
-        raise ConfigError("check_judges: give the criteria to check as config")
     for key, kind in _FIELD_TYPES.items():
         value = request.get(key)
         if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):
