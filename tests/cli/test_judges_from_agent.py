@@ -68,6 +68,10 @@ def test_score_run_finds_a_judge_the_agent_module_registered(tmp_path: Path) -> 
     )
     assert scored.returncode == ExitCode.USAGE_ERROR, scored.stdout + scored.stderr
     assert "judge model 'agent-judge'" in one_line_error(scored.stderr)
+    assert "--judge-import" in scored.stderr
+    given = ["--config", str(tmp_path / "test_config.json"), "--judge-import", str(AGENT_FILE)]
+    imported = tracegrade("score", "--db", db, *given, cwd=elsewhere, env=alone)
+    assert imported.returncode == ExitCode.OK, imported.stdout + imported.stderr
     rescored = tracegrade("score", "--db", db, cwd=elsewhere, env=alone)
 
     assert rescored.returncode == ExitCode.OK, rescored.stdout + rescored.stderr

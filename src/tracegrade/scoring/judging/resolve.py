@@ -83,7 +83,8 @@ def resolve_judge(name: str) -> Judge:
         raise ConfigError(
             f"judge model '{name}': {_first_line(exc)}. Use a name ADK's LLMRegistry knows "
             "(gemini-..., provider/model with litellm installed), register your BaseLlm class "
-            "in a module listed in tracegrade.judge_imports, or give package.module:attr of "
+            "in a module listed in tracegrade.judge_imports (or given to `tracegrade score "
+            "--judge-import`, e.g. the agent's module), or give package.module:attr of "
             "a BaseLlm instance"
         ) from None
 
