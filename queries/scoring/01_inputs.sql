@@ -48,15 +48,6 @@ JOIN tg_expected_tool_calls('scoring_expected_turns') e
   ON e.run_id = t.run_id AND e.eval_set_id = t.eval_set_id
  AND e.case_id = t.case_id AND e.turn_index = t.turn_index;
 
--- scored_plan: every turn each case repeat of the scored eval run set out to replay, run
--- or not (a run stopped part-way by Ctrl-C leaves some out). Empty for traffic.
-CREATE OR REPLACE TEMP TABLE scored_plan AS
-SELECT e.run_id, e.eval_set_id, e.case_id, unnest(range(coalesce(r.repeats, 1))) AS repeat,
-       e.turn_index
-FROM scoring_expected_turns e
-JOIN eval_runs r USING (run_id)
-WHERE e.run_id IN (SELECT run_id FROM scored_turns WHERE run_id IS NOT NULL);
-
 -- scored_scenario_cases: the scored eval run's conversation scenarios (the simulated user
 -- wrote their messages; their eval_case span records the scenario). Metrics that need
 -- expected turns do not apply to them (03_levels.sql). Empty for traffic.
@@ -68,6 +59,22 @@ SELECT DISTINCT
 FROM scoring_case_spans
 WHERE json_extract(attributes->>'tracegrade.expected', '$.scenario') IS NOT NULL
   AND attributes->>'tracegrade.run_id' IN (SELECT run_id FROM scored_turns);
+
+-- scored_plan: every turn each case repeat of the scored eval run set out to replay, run
+-- or not (a run stopped part-way by Ctrl-C leaves some out). A conversation scenario
+-- expects no turns, but its simulated user always opens with the starting prompt: its plan
+-- is that turn 0, so a scenario never run is known as not run. Empty for traffic.
+CREATE OR REPLACE TEMP TABLE scored_plan AS
+WITH planned AS (
+    SELECT run_id, eval_set_id, case_id, turn_index FROM scoring_expected_turns
+    UNION ALL
+    SELECT run_id, eval_set_id, case_id, 0 AS turn_index FROM scored_scenario_cases
+)
+SELECT p.run_id, p.eval_set_id, p.case_id, unnest(range(coalesce(r.repeats, 1))) AS repeat,
+       p.turn_index
+FROM planned p
+JOIN eval_runs r USING (run_id)
+WHERE p.run_id IN (SELECT run_id FROM scored_turns WHERE run_id IS NOT NULL);
 
 -- scored_judgements: the judge answers the scored turns' judged metrics use, filled by the
 -- judge runner (scoring/judging): one row per answer (cached or new), per sample, and one

@@ -1,5 +1,6 @@
 """An agent whose case `wait` never ends on its own: its tool says it started (a marker
-file, named by $STOPPABLE_MARKER) and then waits to be stopped."""
+file, named by $STOPPABLE_MARKER) and then waits to be stopped. "stoppable-user" is the
+simulated user of a scenario case: it ends the conversation at once."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 
 from google.adk.agents import LlmAgent
 
-from tracegrade.testing import ScriptedLlm
+from tracegrade.testing import ScriptedLlm, ScriptedUser
 
 
 async def wait_for_stop() -> dict[str, Any]:
@@ -38,3 +39,5 @@ root_agent = LlmAgent(
     ),
     tools=[wait_for_stop],
 )
+
+ScriptedUser.from_replies({}).register("stoppable-user")

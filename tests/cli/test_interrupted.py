@@ -28,21 +28,25 @@ def _case(case_id: str, *turns: tuple[str, str]) -> dict[str, object]:
     return {"eval_id": case_id, "conversation": conversation}
 
 
-def _eval_set(folder: Path) -> Path:
+def _eval_set(folder: Path, *more: dict[str, object]) -> Path:
     path = folder / "stop.evalset.json"
     cases = [
         _case("a_quick", ("Quick one", "Done.")),
         _case("b_wait", ("Wait for it", "Waited."), ("Quick one", "Done.")),  # stopped in turn 0
         _case("c_quick", ("Another quick one", "Done again.")),  # never started (one at a time)
+        *more,
     ]
     path.write_text(json.dumps({"eval_set_id": "stop", "eval_cases": cases}))
     return path
 
 
-def _run_until_stopped(tmp_path: Path) -> subprocess.CompletedProcess[str]:
+def _run_until_stopped(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     marker = tmp_path / "started"
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "STOPPABLE_MARKER": str(marker)}
-    command = [TRACEGRADE, "run", str(_eval_set(tmp_path)), "--agent", AGENT, "--db", "cli.duckdb"]
+    paths = [os.environ.get("PYTHONPATH"), str(ROOT)]  # a worktree's src, when given, first
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, paths))}
+    env["STOPPABLE_MARKER"] = str(marker)
+    command = [TRACEGRADE, "run", *(args or [str(_eval_set(tmp_path))])]
+    command += ["--agent", AGENT, "--db", "cli.duckdb"]
     process = subprocess.Popen(
         command, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
@@ -90,3 +94,37 @@ def test_ctrl_c_records_the_turn_in_flight_and_the_run_cannot_pass(tmp_path: Pat
     verdicts = {c["case_id"]: c["verdict"] for c in report["cases"]}
     assert verdicts == {"a_quick": "passed", "b_wait": "error", "c_quick": "not_run"}
     assert (report["verdict"], report["not_run_repeats"]) == ("incomplete", 1)
+
+
+def test_a_scenario_case_never_run_is_not_run_and_counted(tmp_path: Path) -> None:
+    # A conversation scenario expects no turns: it must still be a case of the run's plan.
+    scenario: dict[str, object] = {
+        "eval_id": "d_scenario",
+        "conversation_scenario": {"starting_prompt": "Quick one", "conversation_plan": "Ask."},
+    }
+    eval_set = _eval_set(tmp_path, scenario)
+    config = {
+        "criteria": {"response_match_score": 0.5},
+        "user_simulator_config": {"model": "stoppable-user"},
+    }
+    (tmp_path / "test_config.json").write_text(json.dumps(config))
+    stopped = _run_until_stopped(tmp_path, str(eval_set), "--repeats", "2")
+    assert stopped.returncode == ExitCode.INTERRUPTED, stopped.stderr
+    run_id = stopped.stderr.strip().splitlines()[-1].split()[3]
+
+    scored = tracegrade("score", "--run", run_id, "--json", "r.json", cwd=tmp_path)
+
+    assert scored.returncode == ExitCode.INCOMPLETE, scored.stdout + scored.stderr
+    assert "eval sets stop (4 cases) · repeats 2" in scored.stdout
+    assert "\n4 cases " in scored.stdout
+    assert "Not run (5 of 8 case repeats): the run was stopped before them" in scored.stdout
+    assert "\n  stop/c_quick, stop/d_scenario\n" in scored.stdout
+    report = json.loads((tmp_path / "r.json").read_text())
+    verdicts = {c["case_id"]: c["verdict"] for c in report["cases"]}
+    assert verdicts == {
+        "a_quick": "passed",
+        "b_wait": "error",
+        "c_quick": "not_run",
+        "d_scenario": "not_run",
+    }
+    assert report["not_run_repeats"] == 5

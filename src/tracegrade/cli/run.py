@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -28,7 +28,9 @@ from tracegrade.cli._common import (
 from tracegrade.terminal_safe import terminal_text
 
 if TYPE_CHECKING:
+    from tracegrade.harness import RunPlan
     from tracegrade.remote import RemoteDatabase
+    from tracegrade.scoring.config_file import LoadedConfig
 
 
 def run(
@@ -109,8 +111,10 @@ def run(
             criteria = allowing_not_evaluated(criteria)
         from tracegrade.harness import RunOptions, plan_run
         from tracegrade.scoring.evaluate import evaluate, evaluate_over_otlp
-        from tracegrade.scoring.judging import check_judges
+        from tracegrade.scoring.judging import check_judges, judges_resolve
 
+        # Without the agent: a judge only its module registers is recorded as coming from it.
+        judges_outside_agent = judges_resolve(criteria.config, criteria.specs)
         options = RunOptions(
             eval_sets=eval_sets,
             agent=agent,
@@ -121,9 +125,13 @@ def run(
             ignore_unknown_keys=ignore_unknown_keys,
         )
         plan = plan_run(options)
-        if not otlp_endpoint:  # else the server resolves the judges, from its own imports
-            # After the agent: a judge may live in its package, which loading it puts on the path.
-            check_judges(criteria.config, criteria.specs)
+        # After the agent: a judge may live in its package, which loading it puts on the path.
+        check_judges(criteria.config, criteria.specs)
+        if not judges_outside_agent:
+            criteria = _judges_from_agent(criteria, plan)
+        remote = _scoring_server(db, server, metrics or []) if otlp_endpoint else None
+        if remote is not None:  # it scores: it must know every judge before the first case
+            _check_server_judges(remote, criteria.raw)
         for warning in (w for loaded in plan.eval_sets for w in loaded.warnings):
             typer.echo(f"tracegrade: {warning}", err=True)
         for case, reason in plan.not_replayable:
@@ -131,8 +139,7 @@ def run(
             typer.echo(f"tracegrade: {skipped}", err=True)
         judge = judge_options(judge_concurrency, judge_budget_usd, judge_timeout, judge_retries)
         with case_progress(plan.total) as progress:
-            if otlp_endpoint:
-                remote = _scoring_server(db, server, metrics or [])
+            if otlp_endpoint and remote is not None:
                 evaluation = evaluate_over_otlp(
                     plan, criteria, otlp_endpoint, remote, progress, judge=judge
                 )
@@ -157,6 +164,35 @@ def run(
             markdown=markdown,
         )
     raise typer.Exit(int(code))
+
+
+def _judges_from_agent(criteria: LoadedConfig, plan: RunPlan) -> LoadedConfig:
+    """The criteria the run records, naming the agent's module among `judge_imports`: a
+    later `score --run`, or a server given it, finds the judges it registered again."""
+    from tracegrade.harness import agent_source
+    from tracegrade.scoring.config_file import with_judge_import
+
+    criteria = with_judge_import(criteria, agent_source(plan.options.agent))
+    plan.options = plan.options.model_copy(update={"criteria": criteria.raw or {}})
+    return criteria
+
+
+def _check_server_judges(remote: RemoteDatabase, raw: dict[str, Any] | None) -> None:
+    """Refuse the run, before any case, if the server could not resolve its judges."""
+    from tracegrade.remote import RemoteError
+
+    try:
+        remote.score({"config": raw, "check_judges": True})
+    except RemoteError as exc:
+        if ": 400 " not in str(exc):  # not refused: unreachable, or no access, said as is
+            raise
+        imports = (raw or {}).get("tracegrade", {}).get("judge_imports") or ["MODULE"]
+        start = " ".join(f"--judge-import {m}" for m in imports)
+        reason = str(exc).partition(": 400 ")[2]
+        raise fail(
+            f"--server {remote.url}: it cannot score this run's judges ({reason}); "
+            f"start it with `tracegrade serve ... {start}`"
+        ) from None
 
 
 def _scoring_server(db: Path | None, server: str | None, metrics: list[Path]) -> RemoteDatabase:

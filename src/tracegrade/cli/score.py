@@ -61,6 +61,15 @@ def score(
     judge_timeout: JudgeTimeoutOption = None,
     judge_retries: JudgeRetriesOption = None,
     html: HtmlOption = None,
+    judge_import: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--judge-import",
+            help="Module (dotted name or .py file) to import first, for judges it registers "
+            "that the criteria do not name (e.g. a run made before runs recorded them). A "
+            "server imports only its own: `serve --judge-import`.",
+        ),
+    ] = None,
 ) -> None:
     """Score stored turns with the given criteria and gate, as `run` would.
 
@@ -77,6 +86,10 @@ def score(
 
     prepare_outputs({"--json": json_path, "--junit": junit, "--html": html})
     with user_errors():
+        if judge_import:
+            from tracegrade.scoring.judging.resolve import import_judge_modules
+
+            import_judge_modules(judge_import)
         request: dict[str, Any] = {
             "run_id": run,
             "since_s": parse_since(since).total_seconds() if since is not None else None,

@@ -1,6 +1,6 @@
 """Replaying ADK eval sets through the real agent, every turn traced."""
 
-from tracegrade.harness.agents import load_agent
+from tracegrade.harness.agents import agent_source, load_agent
 from tracegrade.harness.replay import CaseOutcome, TurnOutcome
 from tracegrade.harness.run import (
     RunInterrupted,
@@ -20,6 +20,7 @@ __all__ = [
     "RunPlan",
     "RunResult",
     "TurnOutcome",
+    "agent_source",
     "execute",
     "load_agent",
     "new_run_id",

@@ -35,6 +35,14 @@ def load_agent(reference: str) -> BaseAgent:
     return agent
 
 
+def agent_source(reference: str) -> str:
+    """The loaded agent's module as `judge_imports` takes it: its file where it has one
+    (found from anywhere), else its dotted name."""
+    module = sys.modules[_split(reference)[0]]
+    file = getattr(module, "__file__", None)
+    return str(Path(file).resolve()) if file and file.endswith(".py") else module.__name__
+
+
 def _split(reference: str) -> tuple[str, str]:
     path = Path(reference)
     if path.is_dir():

@@ -54,6 +54,18 @@ def allowing_not_evaluated(loaded: LoadedConfig) -> LoadedConfig:
     return dataclasses.replace(loaded, config=config, raw=raw)
 
 
+def with_judge_import(loaded: LoadedConfig, module: str) -> LoadedConfig:
+    """The same criteria with `module` added to `judge_imports`, in the document too: a
+    judge the agent's module registers is found again wherever the run is scored."""
+    raw = dict(loaded.raw or {"criteria": ADK_DEFAULT_CRITERIA})
+    ours = dict(raw.get("tracegrade", {}))
+    ours["judge_imports"] = [*ours.pop("judgeImports", []), *ours.get("judge_imports", []), module]
+    raw["tracegrade"] = ours
+    imports = (*loaded.config.judge_imports, module)
+    config = loaded.config.model_copy(update={"judge_imports": imports})
+    return dataclasses.replace(loaded, config=config, raw=raw)
+
+
 def _beside(eval_sets: Sequence[str]) -> Path | None:
     paths = [parse_selection(spec)[0] for spec in eval_sets]
     if len(paths) != 1:

@@ -9,6 +9,10 @@ that holds the file (POST /v1/score), which runs `score_request` itself:
     {"since_s": 86400, "sample": 0.05, "where": "..."}  traffic: turns of no eval run
     {..., "judge": {"concurrency": 64, "budget_usd": 2}} how judged metrics call their
                                                         judges (judging/settings.py)
+    {"config": {...}, "check_judges": true}             only resolve the judges `config`
+                                                        (default: ADK's) names, scoring
+                                                        nothing: can this process judge a
+                                                        run made with it?
 """
 
 from __future__ import annotations
@@ -22,10 +26,11 @@ from typing import Any
 import duckdb
 
 from tracegrade.errors import ConfigError
-from tracegrade.scoring.criteria import parse_config
+from tracegrade.scoring.criteria import ScoringConfig, parse_config
 from tracegrade.scoring.engine import NothingToScore, score
+from tracegrade.scoring.judging import check_judges
 from tracegrade.scoring.judging.settings import Stop, judge_settings
-from tracegrade.scoring.metrics import available_metrics
+from tracegrade.scoring.metrics import MetricSpec, available_metrics
 from tracegrade.scoring.selection import Selection
 from tracegrade.store.reader import LocalReader
 from tracegrade.store.run_identity import latest_run
@@ -53,17 +58,18 @@ def score_request(
     if traffic and request.get("run_id"):
         raise ConfigError("give a run_id or traffic options (since, sample, where), not both")
     specs = available_metrics(list(metric_dirs))
+    if request.get("check_judges"):  # before any run is looked for: none may be stored yet
+        # No config: ADK's default criteria, as a run made without a criteria file has.
+        check_judges(_parsed(request.get("config"), specs, "the criteria given"), specs)
+        return {"judges_resolved": True}
     run_id = None if traffic else (request.get("run_id") or latest_run_id(connection, token))
     raw = request.get("config")
     if raw is None and run_id is not None:
         raw = run_criteria(connection, run_id)
     elif raw is None:
         raw = {"criteria": {}}  # traffic has no expected answers: ADK's defaults cannot apply
-    try:
-        config = parse_config(raw, specs)
-    except ConfigError as exc:
-        where = "the criteria given" if request.get("config") is not None else "the run's criteria"
-        raise ConfigError(f"{where}: {exc}") from None
+    where = "the criteria given" if request.get("config") is not None else "the run's criteria"
+    config = _parsed(raw, specs, where)
     judging = judge_settings(request.get("judge"))
     selection = _selection(request, run_id).resolved(connection)
     connection.execute("BEGIN TRANSACTION")
@@ -82,12 +88,21 @@ def score_request(
     }
 
 
+def _parsed(raw: dict[str, Any] | None, specs: dict[str, MetricSpec], where: str) -> ScoringConfig:
+    try:
+        return parse_config(raw, specs)
+    except ConfigError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+
+
 def _check_fields(request: dict[str, Any]) -> None:
     """Each field of the request has the type it needs, or a `ConfigError` names it."""
-    unknown = sorted(set(request) - {"run_id", "config", "judge", *TRAFFIC_KEYS})
+    unknown = sorted(set(request) - {"run_id", "config", "judge", "check_judges", *TRAFFIC_KEYS})
     if unknown:
-        known = "run_id, config, judge, since_s, sample, where"
+        known = "run_id, config, judge, check_judges, since_s, sample, where"
         raise ConfigError(f"unknown field {unknown[0]!r}: the fields are {known}")
+    if request.get("check_judges") not in (None, True, False):
+        raise ConfigError(f"check_judges {request['check_judges']!r}: must be true or false")
     for key, kind in _FIELD_TYPES.items():
         value = request.get(key)
         if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):

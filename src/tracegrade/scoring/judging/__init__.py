@@ -31,6 +31,7 @@ __all__ = [
     "check_judges",
     "judge",
     "judge_settings",
+    "judges_resolve",
     "plan_metrics",
 ]
 
@@ -56,6 +57,16 @@ def check_judges(config: ScoringConfig, specs: Mapping[str, MetricSpec]) -> None
     """Resolve every judge the criteria name, judge_imports first: `tracegrade run` calls it
     before the first case, so a mistyped judge or a missing module costs no model call."""
     plan_metrics(config, [s for s in specs.values() if s.judge and s.name in config.criteria])
+
+
+def judges_resolve(config: ScoringConfig, specs: Mapping[str, MetricSpec]) -> bool:
+    """Whether `check_judges` passes as things are: before the agent is imported, a judge
+    its module registers does not."""
+    try:
+        check_judges(config, specs)
+    except ConfigError:
+        return False
+    return True
 
 
 def plan_metrics(config: ScoringConfig, specs: Sequence[MetricSpec]) -> list[MetricPlan]:

@@ -9,7 +9,8 @@ or `.py` files relative to the criteria file).
 
 A server scoring what a request asks (`POST /v1/score`) must not import what the request
 names: inside `imports_refused`, a `package.module:attr` judge or a `judge_imports` entry
-is taken only from modules the process already imported (`serve --judge-import`).
+is taken only from modules the process already imported (`serve --judge-import`), a
+`.py` file by the path it was imported from.
 """
 
 from __future__ import annotations
@@ -82,7 +83,8 @@ def resolve_judge(name: str) -> Judge:
         raise ConfigError(
             f"judge model '{name}': {_first_line(exc)}. Use a name ADK's LLMRegistry knows "
             "(gemini-..., provider/model with litellm installed), register your BaseLlm class "
-            "in a module listed in tracegrade.judge_imports, or give package.module:attr of "
+            "in a module listed in tracegrade.judge_imports (or given to `tracegrade score "
+            "--judge-import`, e.g. the agent's module), or give package.module:attr of "
             "a BaseLlm instance"
         ) from None
 
@@ -115,21 +117,39 @@ def _import(reference: str) -> ModuleType:
     try:
         if reference.endswith(".py") and _REFUSING.get() is None:
             return _import_file(Path(reference))
+        if reference.endswith(".py"):
+            return _imported_file(Path(reference))
         return _module(reference, "tracegrade.judge_imports")
     except (ImportError, OSError) as exc:
         raise ConfigError(f"tracegrade.judge_imports: cannot import '{reference}': {exc}") from None
 
 
+def _imported_file(path: Path) -> ModuleType:
+    """Where imports are refused, the module already imported from `path` (by
+    `serve --judge-import`, under whatever name)."""
+    wanted = path.resolve()
+    for module in list(sys.modules.values()):
+        file = getattr(module, "__file__", None)
+        if file and Path(file).resolve() == wanted:
+            return module
+    raise ConfigError(f"tracegrade.judge_imports: '{path}' is not imported, and {_REFUSING.get()}")
+
+
 def _import_file(path: Path) -> ModuleType:
     if not path.is_file():
         raise FileNotFoundError(f"no file {path}")
-    folder = path.resolve().parent
-    if (folder / "__init__.py").is_file():
-        # As a module of its folder's package, the way agents are loaded: an agent that
-        # imports the same module gets the same one, and its classes register once.
-        if str(folder.parent) not in sys.path:
-            sys.path.insert(0, str(folder.parent))
-        return importlib.import_module(f"{folder.name}.{path.stem}")
+    path = path.resolve()
+    root = path.parent
+    while (root / "__init__.py").is_file():
+        root = root.parent
+    if root != path.parent:
+        # As a module of its package (the folders holding __init__.py), the way agents are
+        # loaded: an agent that imports the same module gets the same one, and its classes
+        # register once.
+        if str(root) not in sys.path:
+            sys.path.insert(0, str(root))
+        parts = path.relative_to(root).with_suffix("").parts
+        return importlib.import_module(".".join(parts))
     name = f"tracegrade_judge_{path.stem}"
     if name in sys.modules:
         return sys.modules[name]
