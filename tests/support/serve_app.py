@@ -36,7 +36,7 @@ class ServeApp:
             self.config, self._writer, MemoryBudget(self.config.memory_mb * MIB)
         )
         self._parts.start()
-        self._app: HttpApp = self._parts.http_app(str(db.resolve()))
+        self._app: HttpApp = self._parts.http_app(str(db.resolve()), tls=False)
         self._loop = asyncio.Runner()
 
     def request(
