@@ -1,5 +1,6 @@
-"""The generated parts of the docs: the exit codes in README.md, the command reference in
-docs/commands.md and the data model in docs/data-model.md, each made from the code.
+"""The generated parts of the docs (the MkDocs site under docs/), each made from the code: the
+command reference in docs/commands.md, the exit codes in docs/exit-codes.md, the data model
+in docs/data-model.md and the scorers' input tables in docs/metrics.md.
 
     python scripts/docs.py           check every generated section is current (exit 1 if not)
     python scripts/docs.py --write   rewrite them
@@ -89,8 +90,8 @@ def exit_codes() -> str:
 
 
 SECTIONS: dict[str, dict[str, Callable[[], str]]] = {
-    "README.md": {"exit-codes": exit_codes},
     "docs/commands.md": {"cli": cli_help},
+    "docs/exit-codes.md": {"exit-codes": exit_codes},
     "docs/data-model.md": {"schema": schema},
 }
 

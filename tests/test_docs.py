@@ -1,12 +1,16 @@
 """The docs cannot drift: generated sections are current, every column, view and shipped
-metric is documented, and the docs tool lists every command the CLI has."""
+metric is documented, the docs tool lists every command the CLI has, the MkDocs site builds
+with --strict (no broken link or anchor), and the README keeps its first-screen commands."""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
 from pathlib import Path
+
+import yaml
 
 from tests.support.views import VIEWS
 from tracegrade.scoring.metrics import available_metrics
@@ -59,3 +63,48 @@ def test_the_command_reference_has_every_command() -> None:
         "run", "score", "report", "diff", "runs", "sql", "ingest", "serve", "export-evalset",
         "lint-tools", "archive", "db path", "db upgrade",
     ]  # fmt: skip
+
+
+def test_the_site_builds_strict_with_every_page_in_its_nav(tmp_path: Path) -> None:
+    # As CI builds it; strict turns MkDocs' warnings (a link to a missing page or anchor, a
+    # page left out of the nav) into a failed build, and the hook checks links to the repo.
+    done = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+    )
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "metrics" / "index.html").is_file()
+    pages = {p.relative_to(ROOT / "docs").as_posix() for p in (ROOT / "docs").glob("*.md")}
+    assert pages == set(_nav_pages(yaml.safe_load((ROOT / "mkdocs.yml").read_text())["nav"]))
+
+
+def _nav_pages(nav: list[object]) -> list[str]:
+    pages: list[str] = []
+    for item in nav:
+        for value in item.values() if isinstance(item, dict) else [item]:
+            pages += _nav_pages(value) if isinstance(value, list) else [str(value)]
+    return pages
+
+
+def test_the_readme_keeps_its_two_first_screen_commands() -> None:
+    # .ci/run runs the first one (the example, exit 1) and the second (the suite).
+    readme = (ROOT / "README.md").read_text()
+    blocks = re.findall(r"```bash\n(.*?)```", readme, re.S)
+    assert blocks[:2] == [
+        "python3 -m venv .venv && .venv/bin/pip install -q -e '.[dev]' && "
+        ".venv/bin/tracegrade run examples/home_automation --agent examples/home_automation\n",
+        ".venv/bin/pytest\n",
+    ]
+    assert len(readme.splitlines()) <= 350  # a front page; the manual is docs/
+
+
+def test_the_readme_links_only_to_files_that_exist() -> None:
+    readme = (ROOT / "README.md").read_text()
+    targets = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", readme)
+    local = [t for t in targets if not t.startswith(("http://", "https://"))]
+    assert "docs/index.md" in local
+    assert [t for t in local if not (ROOT / t).exists()] == []

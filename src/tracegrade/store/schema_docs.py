@@ -10,7 +10,7 @@ Each view and table file opens with a block
 
 `relations()` reads those blocks and the actual columns (names and types) from a live
 database, and refuses any column that is documented but missing, or present but
-undocumented: the README is generated from this, so docs cannot drift from the SQL.
+undocumented: docs/data-model.md is generated from this, so docs cannot drift from the SQL.
 """
 
 from __future__ import annotations
