@@ -1,5 +1,6 @@
-"""The generated parts of the docs: the exit codes in README.md, the command reference in
-docs/commands.md and the data model in docs/data-model.md, each made from the code.
+"""The generated parts of the docs (the MkDocs site under docs/), each made from the code: the
+command reference in docs/commands.md, the exit codes in docs/exit-codes.md, the data model
+in docs/data-model.md and the scorers' input tables in docs/metrics.md.
 
     python scripts/docs.py           check every generated section is current (exit 1 if not)
     python scripts/docs.py --write   rewrite them
@@ -23,6 +24,7 @@ from typer.testing import CliRunner
 
 from tracegrade import exit_codes as exit_codes_module
 from tracegrade.cli.main import app
+from tracegrade.scoring.inputs import documented_inputs, documented_macros
 from tracegrade.store import connect
 from tracegrade.store.schema_docs import relations
 
@@ -40,6 +42,26 @@ def schema() -> str:
             f"## `{relation.name}` ({relation.kind})\n\n{doc}\n\n"
             f"| column | type | meaning |\n| --- | --- | --- |\n{rows}\n"
         )
+    return "\n".join(parts)
+
+
+def scorer_inputs() -> str:
+    """The tables a metric's SQL reads and the macros over them, from queries/scoring/'s
+    headers (the contract for queries/scorers/ and a user's --metrics folder)."""
+    parts = []
+    for relation in documented_inputs():
+        rows = "\n".join(f"| `{c.name}` | {c.type} | {c.doc} |" for c in relation.columns)
+        doc = relation.doc[0].upper() + relation.doc[1:]
+        also = ""
+        if relation.extends:
+            link = f"[`{relation.extends}`](data-model.md#{relation.extends}-view)"
+            also = f"Every column of {link}, and:\n\n"
+        parts.append(
+            f"### `{relation.name}`\n\n{doc}\n\n{also}"
+            f"| column | type | meaning |\n| --- | --- | --- |\n{rows}\n"
+        )
+    macros = "\n".join(f"| `{signature}` | {doc} |" for signature, doc in documented_macros())
+    parts.append(f"### Macros over them\n\n| macro | what it gives |\n| --- | --- |\n{macros}\n")
     return "\n".join(parts)
 
 
@@ -89,9 +111,10 @@ def exit_codes() -> str:
 
 
 SECTIONS: dict[str, dict[str, Callable[[], str]]] = {
-    "README.md": {"exit-codes": exit_codes},
     "docs/commands.md": {"cli": cli_help},
+    "docs/exit-codes.md": {"exit-codes": exit_codes},
     "docs/data-model.md": {"schema": schema},
+    "docs/metrics.md": {"scorer-inputs": scorer_inputs},
 }
 
 

@@ -1,4 +1,4 @@
-"""Regenerate the README's screenshots from the real example run.
+"""Regenerate the screenshots (README.md, docs/getting-started.md) from the real example run.
 
     .venv/bin/python scripts/screenshots.py
 

@@ -1,10 +1,54 @@
 -- What every scorer reads, for the turns in `scored_turns` (made first from the selection),
 -- from the selected traces' calls and eval cases (00_selected.sql). Tool arguments are put in canonical
 -- form (tg_canonical_json) once, here.
+--
+-- The scorer-input contract: a metric's SQL (queries/scorers/, or a user's --metrics folder)
+-- reads the tables this file and 02_derived.sql make, and `prices`. Each opens with a
+-- header (name: what one row is; Columns:), which docs/metrics.md is generated from and
+-- tests/test_docs.py holds to the tables' actual columns, as docs/data-model.md is held to
+-- the views'. A column added here is documented here, or the docs check fails.
+
+-- scored_turns: one row per turn being scored: the selection's turns (an eval run's, or a
+-- traffic sample's), made before queries/scoring/01_inputs.sql runs (prepare_inputs in
+-- scoring/engine.py).
+--
+-- Columns: every column of turns, and
+--   has_expected           the eval set recorded an expected turn for it (false for traffic)
+
+-- prices: one row per priced model, USD per 1M tokens: the shipped table
+-- (scoring/prices.json) with the criteria file's `tracegrade.prices` over it
+-- (scoring/prices.py, load_prices).
+--
+-- Columns:
+--   model                  the model name, as the spans record it
+--   input                  per 1M prompt tokens
+--   cached_input           per 1M cached prompt tokens
+--   output                 per 1M output tokens
+--   reasoning              per 1M thought tokens (NULL: the output price)
 
 -- scored_calls: each scored turn's own tool calls in order (AgentTool internals excluded).
--- raw_args keeps the arguments as sent (canonical args turn true into 1, 3.0 into 3), for
--- the schema check, with what the model was given (tool_offered, tool_schema).
+--
+-- Columns:
+--   turn_id                the turn (see scored_turns)
+--   seq                    1, 2, ... in start order within the turn
+--   name                   the tool
+--   args                   the arguments in canonical JSON (tg_canonical_json: keys sorted,
+--                          true as 1, 3.0 as 3), as ADK compares them; NULL when not captured
+--   args_captured          whether the arguments were recorded (ADK records none by default)
+--   is_error               the call failed
+--   error_kind             returned_error ({"error": ...}), unknown_tool, raised, or error
+--   error_message          the tool's own message where it returned one, else the span's status message
+--   parallel_group         calls sharing it came from one model response, or from branches
+--                          of a ParallelAgent, so their relative order depends on timing
+--   agent_name             the agent that called it
+--   start_ns               start, epoch ns
+--   end_ns                 end, epoch ns
+--   raw_args               the arguments as sent (JSON text), for the schema check and to show
+--   result                 the result as JSON text, when captured
+--   tool_type              ADK's tool class: FunctionTool, AgentTool, TransferToAgentTool...
+--   tool_offered           the tool was among those the model was given for this call; NULL
+--                          when none were recorded
+--   tool_schema            that tool's parameter schema as the model was given it (JSON text)
 CREATE OR REPLACE TEMP TABLE scored_calls AS
 SELECT
     c.turn_id, c.seq, c.name,
@@ -17,6 +61,20 @@ JOIN scored_turns t USING (turn_id)
 WHERE c.seq IS NOT NULL;
 
 -- scored_llm_calls: each scored turn's model calls, AgentTool internals included (flagged).
+--
+-- Columns:
+--   turn_id                the turn (see scored_turns)
+--   seq                    1, 2, ... in start order within the turn; NULL inside an AgentTool
+--   in_agent_tool          made by an agent an AgentTool ran
+--   model                  the model asked
+--   agent_name             the agent that called the model
+--   input_tokens           prompt tokens (NULL when not reported)
+--   output_tokens          output tokens, thoughts included
+--   reasoning_tokens       thought tokens (part of output)
+--   cached_tokens          cached prompt tokens (part of input)
+--   is_error               the call raised
+--   start_ns               start, epoch ns
+--   end_ns                 end, epoch ns
 CREATE OR REPLACE TEMP TABLE scored_llm_calls AS
 SELECT
     l.turn_id, l.seq, l.in_agent_tool, l.model, l.agent_name,
@@ -25,7 +83,14 @@ SELECT
 FROM scoring_llm_calls l
 JOIN scored_turns t USING (turn_id);
 
--- scored_expected: the expected turn paired with each scored turn of an eval run.
+-- scored_expected: the expected turn paired with each scored turn of an eval run (none
+-- for traffic).
+--
+-- Columns:
+--   turn_id                the scored turn
+--   user_text              the eval set's user message for that turn
+--   final_text             the eval set's reference response (NULL when it gives none)
+--   n_tool_calls           how many tool calls the eval set expects
 CREATE OR REPLACE TEMP TABLE scored_expected AS
 SELECT t.turn_id, e.user_text, e.final_text, e.n_tool_calls
 FROM scored_turns t
@@ -39,7 +104,13 @@ JOIN scoring_expected_turns e
 -- runs a tool with `args or {}`), and spans cannot tell the model's None from `{}`. So a
 -- call without arguments matches one expected without them, however either spells it
 -- (docs/metrics.md, "Calls without arguments"). Inputs loaded directly keep them apart.
--- raw_args keeps the arguments as the eval set wrote them, to show (`true`, not 1).
+--
+-- Columns:
+--   turn_id                the scored turn
+--   seq                    1, 2, ... in the eval set's order
+--   name                   the tool expected
+--   args                   the expected arguments in canonical JSON; `{}` when given none
+--   raw_args               the arguments as the eval set wrote them, to show (`true`, not 1)
 CREATE OR REPLACE TEMP TABLE scored_expected_calls AS
 SELECT t.turn_id, e.seq, e.name, coalesce(tg_canonical_json(e.args), '{}') AS args,
        e.args::VARCHAR AS raw_args
@@ -51,6 +122,11 @@ JOIN tg_expected_tool_calls('scoring_expected_turns') e
 -- scored_scenario_cases: the scored eval run's conversation scenarios (the simulated user
 -- wrote their messages; their eval_case span records the scenario). Metrics that need
 -- expected turns do not apply to them (03_levels.sql). Empty for traffic.
+--
+-- Columns:
+--   run_id                 the eval run
+--   eval_set_id            the eval set
+--   case_id                the case
 CREATE OR REPLACE TEMP TABLE scored_scenario_cases AS
 SELECT DISTINCT
     attributes->>'tracegrade.run_id' AS run_id,
@@ -64,6 +140,13 @@ WHERE json_extract(attributes->>'tracegrade.expected', '$.scenario') IS NOT NULL
 -- or not (a run stopped part-way by Ctrl-C leaves some out). A conversation scenario
 -- expects no turns, but its simulated user always opens with the starting prompt: its plan
 -- is that turn 0, so a scenario never run is known as not run. Empty for traffic.
+--
+-- Columns:
+--   run_id                 the eval run
+--   eval_set_id            the eval set
+--   case_id                the case
+--   repeat                 the repeat, from 0
+--   turn_index             the turn's position in the case, from 0
 CREATE OR REPLACE TEMP TABLE scored_plan AS
 WITH planned AS (
     SELECT run_id, eval_set_id, case_id, turn_index FROM scoring_expected_turns
@@ -80,6 +163,26 @@ WHERE p.run_id IN (SELECT run_id FROM scored_turns WHERE run_id IS NOT NULL);
 -- judge runner (scoring/judging): one row per answer (cached or new), per sample, and one
 -- row for a turn no judge answered, saying why. outcome: answered, failed (after every
 -- retry), unjudged (the judge budget was spent) or not_applicable (error says why).
+--
+-- Columns:
+--   metric                 the judged metric
+--   turn_id                the turn judged
+--   judgement_id           the answer's row in `judgements` (the cache)
+--   judge_model            the judge model
+--   sample                 the sample, from 0
+--   step                   `judge`, or each step of a metric that asks in steps
+--                          (hallucinations_v1: segment, then validate)
+--   outcome                answered, failed, unjudged or not_applicable
+--   cached                 the answer came from the cache
+--   response               the judge's answer as it came
+--   score                  the answer's score, where the judge's format gives one
+--   verdicts               the JSON the answer holds (fenced or bare)
+--   rationale              the judge's reason
+--   error                  why there is no answer (failed, not_applicable)
+--   input_tokens           the judge call's prompt tokens
+--   output_tokens          its output tokens
+--   cost_usd               its cost at the prices table's rates
+--   latency_ms             its wall-clock time in milliseconds
 CREATE OR REPLACE TEMP TABLE scored_judgements (
     metric VARCHAR, turn_id VARCHAR, judgement_id VARCHAR, judge_model VARCHAR,
     sample INTEGER, step VARCHAR, outcome VARCHAR, cached BOOLEAN, response VARCHAR,
@@ -112,7 +215,7 @@ GROUP BY turn_id;
 
 -- tg_vote(scores): ADK's majority vote over samples (llm_as_judge / rubric_based_evaluator):
 -- 1.0 votes yes, any other score no, NULL not at all. More yes than no: 1.0; a tie or more
--- no: the first no; no votes: NULL. `pick` is the position of the sample that decided.
+-- no, the first no; no votes: NULL. `pick` is the position of the sample that decided.
 CREATE OR REPLACE TEMP MACRO tg_vote(scores) AS (
     CASE
         WHEN len(list_filter(scores, lambda s: s = 1.0))

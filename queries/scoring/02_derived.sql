@@ -1,8 +1,18 @@
 -- Derived inputs, rebuilt from the input tables however they were filled: each turn's calls
 -- as parallel lists in call order, built once for every metric that compares trajectories.
 
--- scored_trajectories: one row per scored turn with tool calls. shown_args: the arguments
--- as sent, for reports (the canonical ones turn true into 1); canonical where none are kept.
+-- scored_trajectories: one row per scored turn with tool calls: its calls as lists in call
+-- order.
+--
+-- Columns:
+--   turn_id                the turn
+--   names                  the tools called
+--   args                   their arguments in canonical JSON
+--   shown_args             the arguments as sent, for reports (the canonical ones turn true
+--                          into 1); canonical where none are kept
+--   groups                 each call's parallel_group
+--   keys                   name and arguments together: equal keys are equal calls
+--   args_captured          every call's arguments were recorded
 CREATE OR REPLACE TEMP TABLE scored_trajectories AS
 SELECT
     turn_id,
@@ -18,6 +28,19 @@ GROUP BY turn_id;
 
 -- scored_trajectory_pairs: one row per turn with an expectation: its actual calls beside
 -- the expected ones (empty lists where there are none).
+--
+-- Columns:
+--   turn_id                the turn
+--   actual_names           the tools called, in order
+--   actual_args            their arguments in canonical JSON
+--   actual_shown_args      their arguments as sent
+--   actual_groups          each call's parallel_group
+--   actual_keys            name and arguments together, per call
+--   actual_captured        every call's arguments were recorded (true without calls)
+--   expected_names         the tools expected, in order
+--   expected_args          their arguments in canonical JSON
+--   expected_shown_args    their arguments as the eval set wrote them
+--   expected_keys          name and arguments together, per expected call
 CREATE OR REPLACE TEMP TABLE scored_trajectory_pairs AS
 WITH expected AS (
     SELECT

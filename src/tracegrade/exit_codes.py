@@ -1,4 +1,4 @@
-"""Exit codes of the `tracegrade` command: part of its API, documented in the README."""
+"""Exit codes of the `tracegrade` command: part of its API, documented in docs/exit-codes.md."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The image installs from requirements.lock: every package pinned with its hashes, pip told
 to require them, and the lock covering what pyproject.toml asks for at run and build time.
 
-The lock is compiled for the image's Python on Linux x86_64 (README: Docker compose says
+The lock is compiled for the image's Python on Linux x86_64 (docs/collector.md says
 how to refresh it); pip itself refuses, at build time, a lock that misses a dependency of a
 locked package. These checks catch what pip cannot: a pyproject.toml changed without the
 lock, and a Dockerfile that stops using it.
@@ -86,7 +86,7 @@ def test_the_lock_covers_pyproject_runtime_and_build_requirements(
     for text in wanted:
         requirement = Requirement(text)
         name = canonicalize_name(requirement.name)
-        assert name in lock, f"{LOCK} lacks {text!r}: refresh it (README: Docker compose)"
+        assert name in lock, f"{LOCK} lacks {text!r}: refresh it (docs/collector.md)"
         version = lock[name][0]
         assert requirement.specifier.contains(version, prereleases=True), (
             f"{LOCK} pins {name}=={version}, outside pyproject.toml's {text!r}: refresh it"

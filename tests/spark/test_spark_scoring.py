@@ -173,8 +173,8 @@ def test_eval_run_scores_equal_local(spark: Any, tmp_path: Path) -> None:
 
 
 def test_spark_submit_runs_the_module_file(spark: Any, tmp_path: Path) -> None:
-    """The README's `spark-submit .../tracegrade/spark/__main__.py score ...`, in its own driver.
-    In local[1] mode: the session's application holds both workers' cores, and a second
+    """docs/scaling.md's `spark-submit .../tracegrade/spark/__main__.py score ...`, in its own
+    driver. In local[1] mode: the session's application holds both workers' cores, and a second
     application on the cluster would wait for them (the cluster is tested above)."""
     import tracegrade.spark.__main__ as entry
     from tests.support.spark_cluster import spark_home
@@ -230,5 +230,5 @@ def test_a_column_only_newer_files_have_is_read(spark: Any, tmp_path: Path) -> N
     assert "added_later" in spans.columns
     assert spans.where("added_later = 'x'").count() == 15
     assert spans.where("added_later IS NULL").count() == 15
-    types = dict(spans.dtypes)  # as README "Scaling out" says Spark reads them
+    types = dict(spans.dtypes)  # as docs/scaling.md says Spark reads them
     assert (types["day"], types["hour"], types["attributes"]) == ("date", "int", "string")

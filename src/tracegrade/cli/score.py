@@ -95,7 +95,9 @@ def score(
             "since_s": parse_since(since).total_seconds() if since is not None else None,
             "sample": sample,
             "where": where,
-            "config": load_scoring_config(config).raw if config else None,
+            "config": load_scoring_config(config, metric_dirs=metrics or []).raw
+            if config
+            else None,
             "judge": judge_options(
                 judge_concurrency, judge_budget_usd, judge_timeout, judge_retries
             ),

@@ -13,8 +13,10 @@ ignores, so one file serves both tools:
 Our metrics may also sit in `criteria` directly when the file is not shared with ADK.
 
 The file's parts are pydantic models read as every ADK file is (`FileModel`: snake_case or
-camelCase keys); a metric with settings of its own gets a `CriterionEntry` subclass in
-`ENTRY_MODELS`. Whatever is wrong surfaces as one `ConfigError` naming the field:
+camelCase keys); a shipped metric with settings of its own gets a `CriterionEntry`
+subclass in `ENTRY_MODELS`, and any other metric whose file declares options (`-- option:`
+lines, scoring/metrics.py) one made from those declarations (`declared_entry`). Whatever
+is wrong surfaces as one `ConfigError` naming the field:
 `criteria.latency.p95: expected a number, got 'fast'`.
 """
 
@@ -28,6 +30,7 @@ from pydantic import (
     ConfigDict,
     Field,
     ValidationError,
+    create_model,
     field_validator,
     model_validator,
 )
@@ -36,7 +39,7 @@ from pydantic_core import ErrorDetails
 
 from tracegrade.errors import ConfigError, closest
 from tracegrade.evalset.content import FileModel
-from tracegrade.scoring.metrics import MetricSpec, resolve_name
+from tracegrade.scoring.metrics import MetricOption, MetricSpec, resolve_name
 from tracegrade.scoring.predicate import check_predicate
 
 ADK_DEFAULT_CRITERIA: dict[str, Any] = {
@@ -185,6 +188,32 @@ ENTRY_MODELS: dict[str, type[CriterionEntry]] = {
 """Metrics whose criterion object has settings beyond the gates."""
 
 
+class DeclaredEntry(CriterionEntry):
+    """A criterion object of a metric whose file declares its options: the gates, plus one
+    field per `-- option:` line, typed and defaulted as declared (`declared_entry`)."""
+
+    def options(self) -> dict[str, Any]:
+        own = CriterionEntry.model_fields
+        return {name: getattr(self, name) for name in type(self).model_fields if name not in own}
+
+
+_OPTION_FIELDS: dict[str, Any] = {
+    "number": Number,
+    "integer": Annotated[int, Field(strict=True)],
+    "boolean": Annotated[bool, Field(strict=True)],
+    "string": Annotated[str, Field(strict=True)],
+}
+"""Each declared type as a field that takes that JSON type only (no "3" for 3, no true for 1)."""
+
+
+def declared_entry(metric: str, options: tuple[MetricOption, ...]) -> type[CriterionEntry]:
+    """The criterion model of a metric that declares `options` (CriterionEntry without)."""
+    if not options:
+        return CriterionEntry
+    fields: dict[str, Any] = {o.name: (_OPTION_FIELDS[o.type], o.default) for o in options}
+    return create_model(f"{metric}_criterion", __base__=DeclaredEntry, **fields)
+
+
 def _repeat_policy(value: Any) -> Any:
     if value in ("all", "majority"):
         return RepeatPolicy(kind=value)
@@ -286,8 +315,12 @@ def parse_criterion(metric: str, value: Any, spec: MetricSpec) -> Criterion:
     if not isinstance(value, dict):
         gate = "threshold" if spec.better == "higher" else "max"
         _check_range(f"criteria.{metric}", float(value), spec)
-        return Criterion(metric=metric, better=spec.better, **{gate: float(value)})
-    entry = _validated(ENTRY_MODELS.get(metric, CriterionEntry), value, f"criteria.{metric}")
+        defaults = spec.default_options()
+        return Criterion(
+            metric=metric, better=spec.better, options=defaults, **{gate: float(value)}
+        )
+    model = ENTRY_MODELS.get(metric) or declared_entry(metric, spec.options)
+    entry = _validated(model, value, f"criteria.{metric}")
     gates = {g: getattr(entry, g) for g in ("threshold", "max", "p50", "p95")}
     if all(bound is None for bound in gates.values()):
         raise ConfigError(f"criteria.{metric}: give a threshold (or max, p50, p95)")
@@ -372,4 +405,8 @@ def _problem(error: ErrorDetails) -> str:
         return f"expected an object, got {type(value).__name__}"
     if kind in ("bool_type", "bool_parsing"):
         return f"expected true or false, got {value!r}"
+    if kind in ("int_type", "int_parsing", "int_from_float"):
+        return f"expected an integer, got {value!r}"
+    if kind == "string_type":
+        return f"expected a string, got {value!r}"
     return str(error["msg"])

@@ -215,7 +215,7 @@ def _run_scorers(
     )
     for spec in metrics:
         criterion = config.criteria.get(spec.name)
-        _set_options(connection, criterion.options if criterion else {})
+        _set_options(connection, criterion.options if criterion else spec.default_options())
         insert = "INSERT INTO turn_scores SELECT ?, turn_id, score, detail FROM ({})"
         _execute_metric(connection, spec, insert, [spec.name])
 
@@ -230,7 +230,7 @@ def run_metric(
     (turn_id, score, detail) by turn id. For testing a metric, shipped or your own."""
     register_functions(connection)
     load_prices(connection, prices or {})
-    _set_options(connection, options or {})
+    _set_options(connection, {**spec.default_options(), **(options or {})})
     rows = _execute_metric(
         connection, spec, "SELECT turn_id, score, detail FROM ({}) ORDER BY turn_id", []
     )

@@ -5,19 +5,27 @@
 benchmarking, `load_inputs` fills the same tables from columns of values instead: the
 tables are created with exactly the engine's schema, then the given columns inserted
 (columns not given are NULL).
+
+The tables are the scorer-input contract: defined once, in queries/scoring/01_inputs.sql
+and 02_derived.sql, whose header blocks document them column by column (`documented_inputs`,
+from which docs/metrics.md is generated).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import duckdb
 import numpy as np
 
-from tracegrade._resources import scoring_sql
+from tracegrade._resources import scoring_sql, sql_files
 from tracegrade.scoring.functions import register_functions
+from tracegrade.scoring.prices import load_prices
 from tracegrade.scoring.selected import drop_selected, select_traces
+from tracegrade.store import connect
+from tracegrade.store.schema_docs import Relation, document
 
 INPUT_TABLES = (
     "scored_turns",
@@ -28,6 +36,54 @@ INPUT_TABLES = (
     "scored_plan",
     "scored_judgements",
 )
+
+
+CONTRACT_FILES = ("inputs", "derived")
+"""The queries/scoring/NN_<step>.sql files whose header blocks document the inputs."""
+
+
+def documented_inputs() -> list[Relation]:
+    """Every table a metric's SQL can read, column by column from its SQL header, checked
+    against the tables as the engine makes them (an undocumented column raises)."""
+    connection = connect(":memory:")
+    try:
+        create_empty_inputs(connection)
+        load_prices(connection, {})
+        connection.execute(scoring_sql("derived"))
+        paths = [p for p in sql_files("scoring") if p.stem.split("_", 1)[1] in CONTRACT_FILES]
+        return document(connection, "input table", paths)
+    finally:
+        connection.close()
+
+
+_MACRO_DOC = re.compile(r"^-- (tg_\w+\([^)]*\)): (.*)$")
+_MACRO = re.compile(r"^CREATE OR REPLACE TEMP MACRO (tg_\w+)\(", re.M)
+
+
+def documented_macros() -> list[tuple[str, str]]:
+    """The macros over the input tables a metric may call, (signature, what it gives), from
+    the comment above each; a macro without one raises."""
+    found: list[tuple[str, str]] = []
+    for path in sql_files("scoring"):
+        if path.stem.split("_", 1)[1] not in CONTRACT_FILES:
+            continue
+        text = path.read_text()
+        documented: dict[str, tuple[str, list[str]]] = {}
+        current: list[str] | None = None
+        for line in text.splitlines():
+            if match := _MACRO_DOC.match(line):
+                current = [match[2]]
+                documented[match[1].split("(")[0]] = (match[1], current)
+            elif current is not None and line.startswith("-- "):
+                current.append(line[3:])
+            else:
+                current = None
+        for name in _MACRO.findall(text):
+            if name not in documented:
+                raise ValueError(f"{path.name}: macro {name} has no `-- {name}(...): ...` comment")
+            signature, doc = documented[name]
+            found.append((signature, " ".join(doc)))
+    return found
 
 
 def create_empty_inputs(connection: duckdb.DuckDBPyConnection) -> None:

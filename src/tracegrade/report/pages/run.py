@@ -26,7 +26,7 @@ from tracegrade.store.reader import Reader
 @dataclass(frozen=True)
 class PageLimits:
     """How much of a run one page shows: a 10k-turn run's file stays under a megabyte
-    (sizes in the README)."""
+    (sizes in docs/pages.md)."""
 
     cases: int = 500
     """rows of the case table, the worst first"""

@@ -3,7 +3,7 @@
 `judge()` runs before the scorers: for each configured judged metric (ADK's judge metrics
 with their own names and criteria, tracegrade's template judges, yours) it asks the judge
 about every scored turn through the `judgements` cache and fills `scored_judgements`, which
-the metric's SQL scorer aggregates as ADK aggregates. See README "Judged metrics".
+the metric's SQL scorer aggregates as ADK aggregates. See docs/judges.md.
 """
 
 from __future__ import annotations
