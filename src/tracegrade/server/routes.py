@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 from tracegrade.ingest.otlp import Decoded
 from tracegrade.server.admission import Overloaded, Refused
 from tracegrade.server.cancel import Cancellation
+from tracegrade.errors import NothingSelected
 from tracegrade.server.config import HEALTH_PATH, SCORE_PATH, SQL_PATH, TRACES_PATH
 from tracegrade.server.crosssite import CrossSiteGuard
 from tracegrade.server.messages import (
@@ -227,6 +228,8 @@ class Endpoints:
         try:
             result = await _unless_gone(work, gone, lambda: cancel.cancel("the client went away"))
         except ScoringFailed as exc:
+            if exc.nothing_selected:
+                return json_response(422, {"error": str(exc), "reason": NothingSelected.reason})
             return json_error(400, str(exc))
         return Response(200, result)
 
