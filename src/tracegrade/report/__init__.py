@@ -35,9 +35,19 @@ from tracegrade.report.run import build_report
 from tracegrade.report.run_json import to_json
 from tracegrade.report.run_junit import to_junit
 from tracegrade.report.run_text import render_terminal
-from tracegrade.report.runs import RunSummary, list_runs
-from tracegrade.report.runs_text import render_runs
-from tracegrade.report.traffic import TrafficReport, TrafficRow, build_traffic_report
+from tracegrade.report.runs import (
+    RunSummary,
+    TrafficScoringSummary,
+    list_runs,
+    list_traffic_scorings,
+)
+from tracegrade.report.runs_text import render_runs, render_traffic_scorings
+from tracegrade.report.traffic import (
+    TrafficReport,
+    TrafficRow,
+    build_traffic_report,
+    traffic_scoring_exists,
+)
 from tracegrade.report.traffic_json import traffic_to_json
 from tracegrade.report.traffic_junit import traffic_to_junit
 from tracegrade.report.traffic_text import render_traffic
@@ -55,6 +65,7 @@ __all__ = [
     "RunSummary",
     "TrafficReport",
     "TrafficRow",
+    "TrafficScoringSummary",
     "TurnReport",
     "build_overview",
     "build_report",
@@ -65,13 +76,16 @@ __all__ = [
     "diff_to_json",
     "is_large",
     "list_runs",
+    "list_traffic_scorings",
     "render_diff",
     "render_overview",
     "render_runs",
     "render_terminal",
     "render_traffic",
+    "render_traffic_scorings",
     "to_json",
     "to_junit",
+    "traffic_scoring_exists",
     "traffic_to_json",
     "traffic_to_junit",
 ]

@@ -126,6 +126,14 @@ ORDER BY ALL
 )
 
 
+def traffic_scoring_exists(reader: Reader, scoring_id: str) -> bool:
+    """Whether `scoring_id` is a stored scoring of traffic (no eval run)."""
+    found = records(
+        reader, "SELECT 1 FROM scorings WHERE scoring_id = ? AND run_id IS NULL", [scoring_id]
+    )
+    return bool(found)
+
+
 def build_traffic_report(reader: Reader, scoring_id: str) -> TrafficReport:
     scoring = find_scoring(reader, scoring_id, None)
     if scoring["run_id"] is not None:
