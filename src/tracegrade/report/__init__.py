@@ -5,7 +5,7 @@ Everything here reads through a `Reader`, so it works on the DuckDB file or thro
 
 One naming rule: `<kind>.py` builds a report of that kind from the database (pydantic
 models, no formatting), `<kind>_<format>.py` renders one (`_text` for people, `_json`,
-`_junit`). The kinds are `run`, `diff`, `traffic` and `runs`; `models`, `queries`,
+`_junit`). The kinds are `run`, `diff`, `traffic`, `traffic_diff` and `runs`; `models`, `queries`,
 `summary`, `explain` and `values` are the parts they share.
 
     report = build_report(reader, run_id=...)      # the latest scoring of the run
@@ -14,6 +14,8 @@ models, no formatting), `<kind>_<format>.py` renders one (`_text` for people, `_
     render_diff(diff_runs(reader, base_run_id, new_run_id))   # / diff_to_json; .failed: exit 1
     render_runs(list_runs(reader))
     render_traffic(build_traffic_report(reader, scoring_id))   # traffic_to_json / _junit
+    render_traffic_diff(diff_traffic(reader, base_scoring_id, new_scoring_id))
+    render_traffic_scorings(list_traffic_scorings(reader))
 """
 
 from tracegrade.report.diff import (
