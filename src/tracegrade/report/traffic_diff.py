@@ -80,15 +80,19 @@ def diff_traffic(
         new_turns=after.overall.turns,
         changes=changes,
         failed=worse > 0,
-        summary=f"{plural(worse, 'measure')} worse beyond a tolerance" if worse else
-        "nothing worse beyond a tolerance",
+        summary=f"{plural(worse, 'measure')} worse beyond a tolerance"
+        if worse
+        else "nothing worse beyond a tolerance",
     )
 
 
 def traffic_sides(reader: Reader, base: str, new: str) -> bool:
     """Whether `diff base new` compares two traffic scorings (True) or two eval runs
     (False); one of each is refused, naming which is which."""
-    base_traffic, new_traffic = traffic_scoring_exists(reader, base), traffic_scoring_exists(reader, new)
+    base_traffic, new_traffic = (
+        traffic_scoring_exists(reader, base),
+        traffic_scoring_exists(reader, new),
+    )
     if base_traffic != new_traffic:
         traffic, run = (base, new) if base_traffic else (new, base)
         raise ReportError(

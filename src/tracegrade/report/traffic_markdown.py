@@ -21,7 +21,8 @@ def traffic_to_markdown(report: TrafficReport) -> str:
 
 def _lines(report: TrafficReport) -> Iterator[str]:
     icon = _ICON.get(report.verdict, "")
-    yield f"## {icon} tracegrade traffic: {report.verdict} (scoring {code(report.scoring.scoring_id)})"
+    scoring = code(report.scoring.scoring_id)
+    yield f"## {icon} tracegrade traffic: {report.verdict} (scoring {scoring})"
     yield ""
     yield f"{md(describe(report.selection))} · {plural(report.overall.turns, 'turn')} scored"
     yield ""
