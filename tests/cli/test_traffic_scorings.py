@@ -109,11 +109,10 @@ def test_traffic_words() -> None:
 
 def test_summaries_have_a_line_per_service_and_version(db: Path) -> None:
     _traffic(db)
-    result = invoke(
-        "score", "--db", str(db), "--since", "7d", "--json", str(db.with_suffix(".json"))
-    )
+    written = db.with_suffix(".json")
+    result = invoke("score", "--db", str(db), "--since", "7d", "--json", str(written))
     assert result.exit_code == 0, result.output
-    report = json.loads(db.with_suffix(".json").read_text())
+    report = json.loads(written.read_text())
     services = {row["name"]: row for row in report["by_service"]}
     assert sorted(services) == ["shop 1.0.0", "shop 1.1.0"]
     assert (services["shop 1.0.0"]["turns"], services["shop 1.1.0"]["turns"]) == (3, 4)
@@ -129,7 +128,7 @@ def test_runs_lists_traffic_scorings_and_report_prints_one_again(db: Path) -> No
     scored = invoke("score", "--db", str(db), "--since", "24h")
     first = _score(db, "--sample", "0.5")
     listed = json.loads(invoke("runs", "--traffic", "--json", "--db", str(db)).stdout)
-    assert [s["scoring_id"] for s in listed][0] == first
+    assert listed[0]["scoring_id"] == first
     assert [s["selection"] for s in listed] == [
         "traffic sampled at 50% of trace ids",
         "traffic of the last 24h",
@@ -163,7 +162,8 @@ def test_diff_of_two_traffic_windows(db: Path) -> None:
     document = json.loads(invoke("diff", before, after, "--json", "--db", str(db)).stdout)
     latency = next(c for c in document["changes"] if c["scope"] == "all"
                    and c["measure"] == "latency_p95_ms")  # fmt: skip
-    assert latency["worse"] and latency["after"] > 5 * latency["before"]
+    assert latency["worse"]
+    assert latency["after"] > 5 * latency["before"]
     assert document["failed"] is True
 
     same = invoke("diff", after, after, "--db", str(db))
