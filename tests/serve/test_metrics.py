@@ -22,7 +22,7 @@ from tracegrade.server import metrics
 
 from .helpers import JSON, PROTOBUF, Server, protobuf
 
-TOKEN = "scrape-me"
+TOKEN = "scrape-me-0123456789"
 BEARER = {"authorization": f"Bearer {TOKEN}"}
 Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
 
