@@ -68,7 +68,8 @@ def db(tmp_path: Path) -> Path:
 def test_an_empty_sample_is_one_line_and_exit_6(db: Path) -> None:
     _traffic(db)
     result = invoke("score", "--db", str(db), "--since", "90m", "--sample", "0.000001")
-    assert result.exit_code == ExitCode.NOTHING_SELECTED == 6
+    assert result.exit_code == ExitCode.NOTHING_SELECTED
+    assert int(ExitCode.NOTHING_SELECTED) == 6  # documented: a change is a break
     assert one_line_error(result.stderr) == (
         "tracegrade: nothing scored: traffic of the last 90m sampled at 0.0001% of trace ids "
         "selects no stored turn (widen the window, raise the sample)"
