@@ -140,3 +140,24 @@ def test_an_empty_sample_through_serve_is_one_line_and_exit_6(server: Server) ->
     reply = server.post("/v1/score", json.dumps({"since_s": 60, "sample": 0.000001}).encode(), JSON)
     assert reply.status == 422
     assert reply.json()["reason"] == "nothing_selected"
+
+
+def test_traffic_scorings_listed_printed_and_compared_through_serve(server: Server) -> None:
+    resource = {"service.name": "shop", "service.version": "2.0.0"}
+    start = time.time_ns() - 10**9
+    spans = adk_like_spans(3, seed=44, resource=resource, start_ns=start)
+    assert server.post("/v1/traces", protobuf(spans), PROTOBUF).status == 200
+    # The server is the session's: its other traffic is left out by the turns' start times.
+    mine = f"start_ns BETWEEN {start} AND {start + 10**9}"
+    scored = invoke("score", "--server", server.url, "--since", "10m", "--where", mine)
+    assert scored.exit_code == 0, scored.output
+    said = " ".join(scored.stdout.split())  # the selection wraps at the terminal's width
+    assert f"traffic of the last 10m where {mine} · 3 turns scored" in said
+    assert "shop 2.0.0" in scored.stdout
+    listed = invoke("runs", "--traffic", "--json", "--server", server.url)
+    scoring = json.loads(listed.stdout)[0]["scoring_id"]
+    again = invoke("report", scoring, "--server", server.url)
+    assert (again.exit_code, again.stdout) == (scored.exit_code, scored.stdout)
+    same = invoke("diff", scoring, scoring, "--server", server.url)
+    assert same.exit_code == 0, same.output
+    assert same.stdout.startswith(f"Traffic diff {scoring} → {scoring}\n")

@@ -21,8 +21,8 @@ def runs(
         bool,
         typer.Option(
             "--traffic",
-            help="The scorings of production traffic instead (`score --since`, online rules): "
-            "give one to `report` or two to `diff`.",
+            help="The scorings of production traffic instead (`score --since`, online rules; "
+            "the newest 100 unless --limit): give one to `report` or two to `diff`.",
         ),
     ] = False,
     db: DbOption = None,

@@ -109,12 +109,16 @@ class TrafficScoringSummary(BaseModel):
     verdict: str
 
 
+TRAFFIC_LIMIT = 100
+"""Traffic scorings listed unless asked for more: online rules make one per batch of turns."""
+
+
 def list_traffic_scorings(reader: Reader, limit: int | None = None) -> list[TrafficScoringSummary]:
-    """Newest first; the `limit` newest when given."""
+    """The `limit` newest (default `TRAFFIC_LIMIT`), newest first."""
     from tracegrade.report.pages.sql import rows
     from tracegrade.report.traffic_text import describe
 
-    found = rows(reader, "traffic_scorings", limit if limit is not None else 2**62)
+    found = rows(reader, "traffic_scorings", limit if limit is not None else TRAFFIC_LIMIT)
     summaries = []
     for row in found:
         selection = as_dict(row["selection"])
