@@ -1,10 +1,12 @@
--- worst_turns: the turns of a scoring, the worst first: errors, then the most metrics
--- failed, then the slowest. One page of them; one row per turn.
+-- worst_turns: the turns of a scoring, the worst first: errors, then turns whose tools
+-- failed (the most failed calls first), then the most metrics failed, then the slowest.
+-- One page of them; one row per turn.
 -- Parameters: scoring_id, limit, offset.
 --
 -- Columns:
 --   turn_id, root_agent, models, latency_ms, total_tokens, is_error, error_message,
---   user_text          as in turns
+--   tool_errors, user_text
+--                      as in turns
 --   started_us         the turn's start, epoch microseconds
 --   failed             the metrics it failed, by name
 --   cost_usd           its cost_usd score
@@ -18,9 +20,10 @@ WITH per_turn AS (
     GROUP BY turn_id
 )
 SELECT p.turn_id, t.root_agent, t.models, epoch_us(t.started_at) AS started_us, t.latency_ms,
-       t.total_tokens::BIGINT AS total_tokens, t.is_error, t.error_message, t.user_text,
+       t.total_tokens::BIGINT AS total_tokens, t.is_error, t.error_message, t.tool_errors,
+       t.user_text,
        p.failed, p.cost_usd, count(*) OVER () AS total
 FROM per_turn p
 JOIN turns t USING (turn_id)
-ORDER BY t.is_error DESC, len(p.failed) DESC, t.latency_ms DESC NULLS LAST, p.turn_id
+ORDER BY t.is_error DESC, t.tool_errors DESC, len(p.failed) DESC, t.latency_ms DESC NULLS LAST, p.turn_id
 LIMIT ? OFFSET ?

@@ -27,6 +27,14 @@ class DamagedLogError(DatabaseError):
     """The write-ahead log beside the DuckDB file is damaged: the file was not opened."""
 
 
+class NothingSelected(TracegradeError):
+    """A traffic selection (a window, a sample share, a condition) picked no stored turn:
+    nothing was scored. Not a usage error: a small window sampled at 5% is often empty."""
+
+    reason = "nothing_selected"
+    """How serve's POST /v1/score names it in a 422 answer, so that a client raises it again."""
+
+
 class IngestError(TracegradeError):
     """A trace file or OTLP payload cannot be decoded."""
 

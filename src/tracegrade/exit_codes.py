@@ -22,5 +22,8 @@ class ExitCode(IntEnum):
     INCOMPLETE = 5
     """The eval run is incomplete: it was interrupted, and some case repeats never ran, so
     it cannot pass however the rest scored."""
+    NOTHING_SELECTED = 6
+    """`score --since/--sample/--where` selected no stored traffic turn: nothing was scored
+    (one line says which selection). Often normal on a quiet or small window."""
     INTERRUPTED = 130
     """Stopped by Ctrl-C."""

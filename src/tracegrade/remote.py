@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from tracegrade.errors import DatabaseError
+from tracegrade.errors import DatabaseError, NothingSelected
 
 SIDECAR_SUFFIX = ".serve.json"
 TOKEN_ENV = "TRACEGRADE_TOKEN"
@@ -245,13 +245,19 @@ def _request(
             document: dict[str, Any] = json.load(response)
             return document
     except urllib.error.HTTPError as exc:
-        raise RemoteError(f"{url}: {exc.code} {_reason(exc)}") from None
+        document = _error_document(exc)
+        if document.get("reason") == NothingSelected.reason:
+            # Not a failure of the request: the server's words, as a local scoring says them.
+            raise NothingSelected(str(document.get("error"))) from None
+        raise RemoteError(f"{url}: {exc.code} {document.get('error', exc.reason)}") from None
     except (urllib.error.URLError, OSError, ValueError) as exc:
         raise RemoteError(f"cannot reach tracegrade serve at {url}: {exc}") from None
 
 
-def _reason(exc: urllib.error.HTTPError) -> str:
+def _error_document(exc: urllib.error.HTTPError) -> dict[str, Any]:
+    """The server's JSON error ({"error", maybe "reason"}); empty when it sent none."""
     try:
-        return str(json.loads(exc.read())["error"])
-    except (ValueError, KeyError, TypeError, OSError):
-        return str(exc.reason)
+        document = json.loads(exc.read())
+    except (ValueError, OSError):
+        return {}
+    return document if isinstance(document, dict) and "error" in document else {}

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections.abc import Collection
 
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.sdk.trace.id_generator import IdGenerator
+from opentelemetry.trace import Status, StatusCode
 
 
 class SequentialIds(IdGenerator):
@@ -39,15 +41,28 @@ class SeededRandomIds(IdGenerator):
         return self._rng.getrandbits(128) or 1
 
 
-def adk_like_spans(turns: int, seed: int = 1, random_ids: bool = False) -> list[ReadableSpan]:
+def adk_like_spans(
+    turns: int,
+    seed: int = 1,
+    random_ids: bool = False,
+    *,
+    resource: dict[str, str] | None = None,
+    start_ns: int | None = None,
+    step_ns: int = 1_000_000,
+    failing_tools: Collection[int] = (),
+) -> list[ReadableSpan]:
     """`turns` traces of workflow > agent > (model, tool, model), ADK v2 attribute names;
-    ids counted up from the seed, or random as in real traffic."""
+    ids counted up from the seed, or random as in real traffic. `resource` (default
+    service.name shop), the first span's start (default 2026-01-01 plus the seed's
+    seconds), each span's time step, and the turns (by index) whose tool call fails."""
     memory = InMemorySpanExporter()
     ids = SeededRandomIds(seed) if random_ids else SequentialIds(seed * 10_000)
-    provider = TracerProvider(resource=Resource.create({"service.name": "shop"}), id_generator=ids)
+    attributes = resource or {"service.name": "shop"}
+    provider = TracerProvider(resource=Resource.create(attributes), id_generator=ids)
     provider.add_span_processor(SimpleSpanProcessor(memory))
     tracer = provider.get_tracer("gcp.vertex.agent", "2.13.0")
-    clock = itertools.count(1_767_225_600_000_000_000 + seed * 10**12, 1_000_000)
+    first = start_ns if start_ns is not None else 1_767_225_600_000_000_000 + seed * 10**12
+    clock = itertools.count(first, step_ns)
     rng = random.Random(seed)
     for turn in range(turns):
         session = {"gen_ai.conversation.id": f"s-{turn % 7}"}
@@ -92,6 +107,8 @@ def adk_like_spans(turns: int, seed: int = 1, random_ids: bool = False) -> list[
                                 "gen_ai.tool.call.id": f"c-{turn}",
                             },
                         )
+                        if turn in failing_tools:
+                            tool.set_status(Status(StatusCode.ERROR, "find failed"))
                         tool.end(end_time=next(clock))
                 agent.end(end_time=next(clock))
             root.end(end_time=next(clock))

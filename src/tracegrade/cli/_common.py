@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
-from tracegrade.errors import TracegradeError
+from tracegrade.errors import NothingSelected, TracegradeError
 from tracegrade.exit_codes import ExitCode
 from tracegrade.terminal_safe import terminal_text
 
@@ -141,9 +141,12 @@ def prepare_outputs(outputs: dict[str, Path | None]) -> None:
 
 @contextmanager
 def user_errors() -> Iterator[None]:
-    """A `TracegradeError` becomes one line on stderr and exit code 2; bugs keep their traceback."""
+    """A `TracegradeError` becomes one line on stderr and exit code 2 (an empty traffic
+    selection: 6); bugs keep their traceback."""
     try:
         yield
+    except NothingSelected as exc:
+        raise fail(str(exc), ExitCode.NOTHING_SELECTED) from None
     except TracegradeError as exc:
         raise fail(str(exc)) from None
     except KeyboardInterrupt as exc:

@@ -50,6 +50,14 @@ def emit_report(
     return code
 
 
+def is_traffic_scoring(db: Path | None, server: str | None, ident: str) -> bool:
+    """Whether `report ID` names a scoring of traffic rather than an eval run."""
+    from tracegrade.report import traffic_scoring_exists
+
+    with open_reader(db, server) as reader:
+        return traffic_scoring_exists(reader, ident)
+
+
 def require_baseline(db: Path | None, server: str | None, baseline: str) -> None:
     """`run --baseline`: a baseline that is not a scored run is refused before any case runs."""
     from tracegrade.report import check_baseline
@@ -127,17 +135,24 @@ def emit_traffic(
     junit: Path | None = None,
     html: Path | None = None,
     shards: Sequence[Path] = (),
+    markdown: bool = False,
 ) -> ExitCode:
+    """A traffic scoring's summary on stdout (terminal or Markdown), files where asked; the
+    exit code its verdict decided."""
     from tracegrade.report import (
         build_traffic_report,
         render_traffic,
         traffic_to_json,
         traffic_to_junit,
     )
+    from tracegrade.report.traffic_markdown import traffic_to_markdown
 
     with open_reader(db, server, shards) as reader:
         report = build_traffic_report(reader, scoring_id)
-        typer.echo(render_traffic(report, width=width(), color=_color()), nl=False)
+        if markdown:
+            typer.echo(traffic_to_markdown(report), nl=False)
+        else:
+            typer.echo(render_traffic(report, width=width(), color=_color()), nl=False)
         if html:
             from tracegrade.report.pages import traffic_file
 

@@ -8,13 +8,26 @@ from typing import Annotated
 
 import typer
 
-from tracegrade.cli._common import DbOption, ServerOption, user_errors
+from tracegrade.cli._common import DbOption, ServerOption, fail, user_errors
 from tracegrade.exit_codes import ExitCode
 
 
 def diff(
-    base: Annotated[str, typer.Argument(help="The run to compare against.")],
-    new: Annotated[str, typer.Argument(help="The run to check.")],
+    base: Annotated[
+        str | None,
+        typer.Argument(help="The run (or traffic scoring) to compare against.", show_default=False),
+    ] = None,
+    new: Annotated[
+        str | None,
+        typer.Argument(help="The run (or traffic scoring) to check.", show_default=False),
+    ] = None,
+    rule: Annotated[
+        str | None,
+        typer.Option(
+            help="Traffic: compare the two latest scorings of this online rule (no ids).",
+            show_default=False,
+        ),
+    ] = None,
     latency_pct: Annotated[
         float, typer.Option(min=0, help="Latency increase tolerated, in percent.")
     ] = 20.0,
@@ -34,6 +47,12 @@ def diff(
         float,
         typer.Option(min=0, help="A judged metric's case score may fall by this much."),
     ] = 0.05,
+    rate_rise: Annotated[
+        float,
+        typer.Option(
+            min=0, help="Traffic: a share of turns (errored, over a budget) may rise by this much."
+        ),
+    ] = 0.05,
     as_json: Annotated[
         bool, typer.Option("--json", help="The diff as JSON (every case's category) instead.")
     ] = False,
@@ -48,10 +67,20 @@ def diff(
     tokens, or a judged metric's case score down by more than --score-drop or no longer
     evaluated. Anything else exits 0: fixes, verdict changes that are no regression
     (failed → error), changed tool-call sequences, cases in one run only.
+
+    Two traffic scorings (`runs --traffic`; or --rule NAME, its two latest) are compared
+    overall and per agent: exit 1 when the share of turns that errored or broke a metric's
+    budget rose by more than --rate-rise, a judged metric's mean fell by more than
+    --score-drop, or p95 latency or cost per turn rose beyond their tolerances.
     """
     from tracegrade.cli._access import open_reader
     from tracegrade.cli._report import width
     from tracegrade.report import DiffTolerances, diff_runs, diff_to_json, render_diff
+    from tracegrade.report.traffic_diff import diff_traffic, latest_two, traffic_sides
+    from tracegrade.report.traffic_diff_text import render_traffic_diff
+
+    if (rule is None) == (base is None or new is None) or (rule and base is not None):
+        raise fail("give two ids (runs or traffic scorings), or --rule NAME alone")
 
     tolerances = DiffTolerances(
         latency_pct=latency_pct,
@@ -60,11 +89,20 @@ def diff(
         tokens_pct=tokens_pct,
         tool_calls=tool_calls,
         score_drop=score_drop,
+        rate_rise=rate_rise,
     )
+    color = sys.stdout.isatty()
     with user_errors(), open_reader(db, server) as reader:
-        result = diff_runs(reader, base, new, tolerances)
-    if as_json:
-        typer.echo(diff_to_json(result), nl=False)
-    else:
-        typer.echo(render_diff(result, width=width(), color=sys.stdout.isatty()), nl=False)
-    raise typer.Exit(int(ExitCode.GATE_FAILED if result.failed else ExitCode.OK))
+        base, new = latest_two(reader, rule) if rule else (str(base), str(new))
+        if traffic_sides(reader, base, new):
+            traffic = diff_traffic(reader, base, new, tolerances)
+            failed = traffic.failed
+            text = render_traffic_diff(traffic, width=width(), color=color)
+            document = traffic.model_dump_json(indent=2) + "\n"
+        else:
+            runs = diff_runs(reader, base, new, tolerances)
+            failed = runs.failed
+            text = render_diff(runs, width=width(), color=color)
+            document = diff_to_json(runs)
+    typer.echo(document if as_json else text, nl=False)
+    raise typer.Exit(int(ExitCode.GATE_FAILED if failed else ExitCode.OK))

@@ -13,6 +13,7 @@ from tracegrade.cli._common import (
     JunitOption,
     MarkdownOption,
     ServerOption,
+    fail,
     prepare_outputs,
     user_errors,
 )
@@ -21,7 +22,10 @@ from tracegrade.cli._common import (
 def report(
     run: Annotated[
         str | None,
-        typer.Argument(help="Run id; `latest` (the default) is the latest scored run."),
+        typer.Argument(
+            help="Run id; `latest` (the default) is the latest scored run. Or a traffic "
+            "scoring's id (`tracegrade runs --traffic`)."
+        ),
     ] = None,
     db: DbOption = None,
     server: ServerOption = None,
@@ -33,11 +37,20 @@ def report(
         str | None, typer.Option(help="A run id to diff against; a regression fails.")
     ] = None,
 ) -> None:
-    """Print a run's summary again; exit with the code its gate decided."""
-    from tracegrade.cli._report import emit_report
+    """Print a run's (or a traffic scoring's) summary again; exit with the code its gate
+    decided."""
+    from tracegrade.cli._report import emit_report, emit_traffic, is_traffic_scoring
 
     prepare_outputs({"--json": json_path, "--junit": junit, "--html": html})
     with user_errors():
+        if run not in (None, "latest") and is_traffic_scoring(db, server, run):
+            if baseline:
+                raise fail(
+                    f"--baseline {baseline}: a traffic scoring is compared with "
+                    f"`tracegrade diff OTHER {run}`"
+                )
+            code = emit_traffic(db, server, run, json_path, junit, html, markdown=markdown)
+            raise typer.Exit(int(code))
         code = emit_report(
             db,
             server,

@@ -17,16 +17,35 @@ def runs(
     as_json: Annotated[
         bool, typer.Option("--json", help="A JSON array (one object a run) instead of a table.")
     ] = False,
+    traffic: Annotated[
+        bool,
+        typer.Option(
+            "--traffic",
+            help="The scorings of production traffic instead (`score --since`, online rules; "
+            "the newest 100 unless --limit): give one to `report` or two to `diff`.",
+        ),
+    ] = False,
     db: DbOption = None,
     server: ServerOption = None,
 ) -> None:
-    """List stored eval runs, newest first, with their latest verdicts."""
+    """List stored eval runs, newest first, with their latest verdicts (--traffic: the
+    scorings of traffic, newest first)."""
     from tracegrade.cli._access import open_reader
-    from tracegrade.report import list_runs, render_runs
+    from tracegrade.report import (
+        list_runs,
+        list_traffic_scorings,
+        render_runs,
+        render_traffic_scorings,
+    )
 
     with user_errors(), open_reader(db, server) as reader:
-        found = list_runs(reader, limit)
+        if traffic:
+            scorings = list_traffic_scorings(reader, limit)
+            text, items = render_traffic_scorings(scorings), [s.model_dump() for s in scorings]
+        else:
+            runs_found = list_runs(reader, limit)
+            text, items = render_runs(runs_found), [r.model_dump() for r in runs_found]
     if as_json:
-        typer.echo(json.dumps([run.model_dump() for run in found], indent=2))
+        typer.echo(json.dumps(items, indent=2))
     else:
-        typer.echo(render_runs(found), nl=False)
+        typer.echo(text, nl=False)

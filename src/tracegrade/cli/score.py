@@ -78,6 +78,9 @@ def score(
     the metrics that need no expected answers: budgets, efficiency, cost, errors. While
     `tracegrade serve` holds the database, the server does the scoring. Several --db
     (shards, whose spans were routed by trace id) are read as one database.
+
+    Traffic options that select no stored turn (a quiet window, a small --sample) print one
+    line saying so and exit 6: nothing was scored, nothing is wrong with the options.
     """
     from tracegrade.cli._access import scoring_target
     from tracegrade.cli._report import emit_report, emit_traffic

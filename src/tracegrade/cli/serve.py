@@ -30,7 +30,10 @@ def serve_command(
     db: DbOption = None,
     host: Annotated[str, typer.Option(help="Address to listen on (0.0.0.0: all).")] = DEFAULT_HOST,
     port: Annotated[
-        int, typer.Option(help="OTLP/HTTP port; also /v1/sql, /health and the pages at /.")
+        int,
+        typer.Option(
+            help="OTLP/HTTP port; also /v1/sql, /health, /metrics (Prometheus) and the pages at /."
+        ),
     ] = DEFAULT_HTTP_PORT,
     grpc_port: Annotated[int, typer.Option(help="OTLP/gRPC port; 0 turns gRPC off.")] = (
         DEFAULT_GRPC_PORT

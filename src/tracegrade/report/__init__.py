@@ -5,7 +5,7 @@ Everything here reads through a `Reader`, so it works on the DuckDB file or thro
 
 One naming rule: `<kind>.py` builds a report of that kind from the database (pydantic
 models, no formatting), `<kind>_<format>.py` renders one (`_text` for people, `_json`,
-`_junit`). The kinds are `run`, `diff`, `traffic` and `runs`; `models`, `queries`,
+`_junit`). The kinds are `run`, `diff`, `traffic`, `traffic_diff` and `runs`; `models`, `queries`,
 `summary`, `explain` and `values` are the parts they share.
 
     report = build_report(reader, run_id=...)      # the latest scoring of the run
@@ -14,6 +14,8 @@ models, no formatting), `<kind>_<format>.py` renders one (`_text` for people, `_
     render_diff(diff_runs(reader, base_run_id, new_run_id))   # / diff_to_json; .failed: exit 1
     render_runs(list_runs(reader))
     render_traffic(build_traffic_report(reader, scoring_id))   # traffic_to_json / _junit
+    render_traffic_diff(diff_traffic(reader, base_scoring_id, new_scoring_id))
+    render_traffic_scorings(list_traffic_scorings(reader))
 """
 
 from tracegrade.report.diff import (
@@ -35,9 +37,19 @@ from tracegrade.report.run import build_report
 from tracegrade.report.run_json import to_json
 from tracegrade.report.run_junit import to_junit
 from tracegrade.report.run_text import render_terminal
-from tracegrade.report.runs import RunSummary, list_runs
-from tracegrade.report.runs_text import render_runs
-from tracegrade.report.traffic import TrafficReport, TrafficRow, build_traffic_report
+from tracegrade.report.runs import (
+    RunSummary,
+    TrafficScoringSummary,
+    list_runs,
+    list_traffic_scorings,
+)
+from tracegrade.report.runs_text import render_runs, render_traffic_scorings
+from tracegrade.report.traffic import (
+    TrafficReport,
+    TrafficRow,
+    build_traffic_report,
+    traffic_scoring_exists,
+)
 from tracegrade.report.traffic_json import traffic_to_json
 from tracegrade.report.traffic_junit import traffic_to_junit
 from tracegrade.report.traffic_text import render_traffic
@@ -55,6 +67,7 @@ __all__ = [
     "RunSummary",
     "TrafficReport",
     "TrafficRow",
+    "TrafficScoringSummary",
     "TurnReport",
     "build_overview",
     "build_report",
@@ -65,13 +78,16 @@ __all__ = [
     "diff_to_json",
     "is_large",
     "list_runs",
+    "list_traffic_scorings",
     "render_diff",
     "render_overview",
     "render_runs",
     "render_terminal",
     "render_traffic",
+    "render_traffic_scorings",
     "to_json",
     "to_junit",
+    "traffic_scoring_exists",
     "traffic_to_json",
     "traffic_to_junit",
 ]

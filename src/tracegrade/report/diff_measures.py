@@ -50,6 +50,11 @@ class DiffTolerances(BaseModel):
     score_drop: float = Field(
         default=0.05, ge=0, description="a judged metric's case score falling by more than this"
     )
+    rate_rise: float = Field(
+        default=0.05,
+        ge=0,
+        description="traffic: a share of turns (errored, over a budget) rising by more than this",
+    )
 
 
 class CaseChange(BaseModel):

@@ -92,3 +92,44 @@ def _summary(row: dict[str, object], receipt: RunReceipt) -> RunSummary:
         failed_cases=as_int(row["failed"]),
         errored_cases=as_int(row["errored"]),
     )
+
+
+class TrafficScoringSummary(BaseModel):
+    """One scoring of production traffic (`tracegrade runs --traffic`)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    scoring_id: str
+    scored_at: str | None
+    rule: str | None
+    """The online rule that made it (`selection.rule`); None for `score --since/--sample`."""
+    selection: str
+    """What was scored, in words: `traffic of the last 24h sampled at 5% of trace ids`."""
+    turns: int
+    verdict: str
+
+
+TRAFFIC_LIMIT = 100
+"""Traffic scorings listed unless asked for more: online rules make one per batch of turns."""
+
+
+def list_traffic_scorings(reader: Reader, limit: int | None = None) -> list[TrafficScoringSummary]:
+    """The `limit` newest (default `TRAFFIC_LIMIT`), newest first."""
+    from tracegrade.report.pages.sql import rows
+    from tracegrade.report.traffic_text import describe
+
+    found = rows(reader, "traffic_scorings", limit if limit is not None else TRAFFIC_LIMIT)
+    summaries = []
+    for row in found:
+        selection = as_dict(row["selection"])
+        summaries.append(
+            TrafficScoringSummary(
+                scoring_id=str(row["scoring_id"]),
+                scored_at=iso_utc(row["scored_us"]),
+                rule=as_str(selection.get("rule")),
+                selection=describe({**selection, "rule": None}),
+                turns=int(row["turns"]),
+                verdict=str(row["verdict"]),
+            )
+        )
+    return summaries

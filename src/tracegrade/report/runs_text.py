@@ -1,4 +1,5 @@
-"""`render_runs`: the stored eval runs as a table for people (`tracegrade runs`)."""
+"""`render_runs`: the stored eval runs as a table for people (`tracegrade runs`);
+`render_traffic_scorings`: the scorings of traffic (`tracegrade runs --traffic`)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from rich import box
 from rich.console import JustifyMethod
 from rich.table import Table
 
-from tracegrade.report.runs import RunSummary
+from tracegrade.report.runs import RunSummary, TrafficScoringSummary
 from tracegrade.report.values import DASH, to_text
 from tracegrade.terminal_safe import scrubbed
 
@@ -55,3 +56,33 @@ def _minute(iso: str | None) -> str:
 
 def _of(part: int | None, whole: int) -> str:
     return DASH if part is None else f"{part}/{whole}"
+
+
+_TRAFFIC_COLUMNS = ("scoring", "scored (UTC)", "rule", "selection", "turns", "verdict")
+
+
+def render_traffic_scorings(
+    scorings: Sequence[TrafficScoringSummary], width: int = 100, color: bool = False
+) -> str:
+    scorings = scrubbed(list(scorings))
+    if not scorings:
+        return to_text(
+            ["No traffic scorings stored: `tracegrade score --since 24h` makes one."], width, color
+        )
+    table = Table(box=box.SIMPLE_HEAD, padding=0, show_edge=False)
+    for title in _TRAFFIC_COLUMNS:
+        justify: JustifyMethod = "right" if title == "turns" else "left"
+        table.add_column(title, overflow="fold", justify=justify, no_wrap=title in _WHOLE_TRAFFIC)
+    for scoring in scorings:
+        table.add_row(
+            scoring.scoring_id,
+            _minute(scoring.scored_at),
+            scoring.rule or DASH,
+            scoring.selection,
+            str(scoring.turns),
+            scoring.verdict,
+        )
+    return to_text([table], width, color)
+
+
+_WHOLE_TRAFFIC = frozenset({"scoring", "scored (UTC)"})

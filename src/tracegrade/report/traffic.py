@@ -1,5 +1,5 @@
-"""`build_traffic_report`: a scored selection of production turns, overall, per agent and
-per model.
+"""`build_traffic_report`: a scored selection of production turns, overall, per agent, per
+model and per service (service.name and service.version).
 
 Traffic has no expectations, so this is about budgets and health: turns over a budget,
 repeated tool calls, tool errors, cost per turn (with how many turns could be priced),
@@ -54,6 +54,10 @@ class TrafficReport(BaseModel):
     overall: TrafficRow
     by_agent: list[TrafficRow] = Field(description="by the turn's root agent")
     by_model: list[TrafficRow] = Field(description="turns that called the model")
+    by_service: list[TrafficRow] = Field(
+        default_factory=list,
+        description="by the turn's resource service.name and service.version ('name version')",
+    )
     metrics: list[RunMetric]
     caveat: str
     judges: list[JudgeUsage] = Field(
@@ -74,13 +78,19 @@ WITH per_turn AS (
     GROUP BY turn_id
 ),
 facts AS (
-    SELECT p.*, t.root_agent, t.models, t.latency_ms, t.is_error, t.tool_errors
+    -- The service is the root span's resource: service.name and service.version.
+    SELECT p.*, t.root_agent, t.models, t.latency_ms, t.is_error, t.tool_errors,
+           coalesce(r.service_name, '(unknown)')
+               || coalesce(' ' || (r.resource->>'$."service.version"'), '') AS service
     FROM per_turn p JOIN {turns} t USING (turn_id)
+    LEFT JOIN spans r ON r.trace_id = t.trace_id AND r.span_id = t.root_span_id
 ),
 grouped AS (
     SELECT 'all' AS dimension, 'all' AS name, * FROM facts
     UNION ALL
     SELECT 'agent', coalesce(root_agent, '(unknown)'), * FROM facts
+    UNION ALL
+    SELECT 'service', service, * FROM facts
     UNION ALL
     SELECT 'model', model, * EXCLUDE (model) FROM (
         SELECT unnest(CASE WHEN len(models) = 0 THEN ['(none)'] ELSE models END) AS model, *
@@ -116,6 +126,14 @@ ORDER BY ALL
 )
 
 
+def traffic_scoring_exists(reader: Reader, scoring_id: str) -> bool:
+    """Whether `scoring_id` is a stored scoring of traffic (no eval run)."""
+    found = records(
+        reader, "SELECT 1 FROM scorings WHERE scoring_id = ? AND run_id IS NULL", [scoring_id]
+    )
+    return bool(found)
+
+
 def build_traffic_report(reader: Reader, scoring_id: str) -> TrafficReport:
     scoring = find_scoring(reader, scoring_id, None)
     if scoring["run_id"] is not None:
@@ -140,6 +158,7 @@ def build_traffic_report(reader: Reader, scoring_id: str) -> TrafficReport:
         overall=rows.get(("all", "all"), empty),
         by_agent=[r for (dimension, _), r in rows.items() if dimension == "agent"],
         by_model=[r for (dimension, _), r in rows.items() if dimension == "model"],
+        by_service=[r for (dimension, _), r in rows.items() if dimension == "service"],
         metrics=run_metrics(score_rows(reader, scoring_id, "run"), info.criteria),
         caveat=SAMPLING_CAVEAT,
         judges=judge_usage(reader, scoring_id),
@@ -174,7 +193,8 @@ def _scored_turns(reader: Reader, scoring_id: str) -> str:
     try:
         reader.connection.execute(
             "CREATE OR REPLACE TEMP TABLE report_turns AS "
-            "SELECT turn_id, root_agent, models, latency_ms, is_error, tool_errors "
+            "SELECT turn_id, trace_id, root_span_id, root_agent, models, latency_ms, is_error, "
+            "tool_errors "
             "FROM scoring_turns"
         )
     finally:

@@ -1,4 +1,4 @@
-"""`render_traffic`: a traffic scoring for people, per agent and per model."""
+"""`render_traffic`: a traffic scoring for people, per agent, per model and per service."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ from tracegrade.report.values import (
     to_text,
     usd,
 )
+from tracegrade.scoring.selection import traffic_words
 from tracegrade.terminal_safe import scrubbed
 
 _HEADERS = ("", "turns", "errored", "over budget", "repeated\ncalls", "tool\nerrors",
@@ -70,17 +71,10 @@ def _left_out(not_evaluated: dict[str, str]) -> Iterator[Text]:
 
 
 def describe(selection: dict[str, Any]) -> str:
-    """The selection in words: which turns were scored."""
-    parts = ["traffic"]
-    if not any(selection.get(k) is not None for k in ("since_s", "sample", "where")):
-        return "all traffic"
-    if selection.get("since_s"):
-        parts.append(f"of the last {selection['since_s']:g} s")
-    if selection.get("sample") is not None:
-        parts.append(f"sampled at {pct(selection['sample'])} of trace ids")
-    if selection.get("where"):
-        parts.append(f"where {selection['where']}")
-    return " ".join(parts)
+    """The selection in words: which turns were scored (and by which online rule)."""
+    words = traffic_words(selection.get("since_s"), selection.get("sample"), selection.get("where"))
+    rule = selection.get("rule")
+    return f"rule {rule}: {words}" if rule else words
 
 
 def _table(report: TrafficReport) -> Table:
@@ -88,7 +82,9 @@ def _table(report: TrafficReport) -> Table:
     for title, footer in zip(_HEADERS, _cells(report.overall), strict=True):
         justify = "left" if title in ("", "over budget") else "right"
         table.add_column(title, footer=footer, justify=justify, overflow="fold")  # type: ignore[arg-type]
-    for heading, rows in (("per agent", report.by_agent), ("per model", report.by_model)):
+    groups = (("per agent", report.by_agent), ("per model", report.by_model),
+              ("per service", report.by_service))  # fmt: skip
+    for heading, rows in groups:
         table.add_row(Text(heading, style="bold"))
         for row in rows:
             table.add_row(*_cells(row))

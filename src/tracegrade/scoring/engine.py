@@ -18,14 +18,14 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 
 from tracegrade._resources import scoring_sql
-from tracegrade.errors import ConfigError, TracegradeError
+from tracegrade.errors import ConfigError, NothingSelected, TracegradeError
 from tracegrade.scoring.criteria import ScoringConfig
 from tracegrade.scoring.functions import register_functions
 from tracegrade.scoring.metrics import MetricSpec
 from tracegrade.scoring.predicate import define_predicate
 from tracegrade.scoring.prices import load_prices
 from tracegrade.scoring.selected import drop_selected, select_traces
-from tracegrade.scoring.selection import Selection
+from tracegrade.scoring.selection import Selection, traffic_words
 from tracegrade.scoring.verdict import ScoringResult, decide
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ def score(
     register_functions(connection)
     prepare_inputs(connection, selection)
     if not connection.execute("SELECT 1 FROM scored_turns LIMIT 1").fetchall():
-        raise NothingToScore(f"no stored turns match {_describe(selection)}")
+        raise _nothing(selection)
     return score_loaded(connection, config, specs, selection, judging, stop=stop)
 
 
@@ -125,11 +125,16 @@ class NothingToScore(TracegradeError):
     """No turns where the user asked."""
 
 
-def _describe(selection: Selection) -> str:
+def _nothing(selection: Selection) -> TracegradeError:
     if selection.run_id:
-        return f"eval run '{selection.run_id}'"
-    parts = {k: v for k, v in selection.describe().items() if v is not None and k != "run_id"}
-    return "traffic (turns of no eval run)" + (f" with {parts}" if parts else "")
+        return NothingToScore(f"no stored turns match eval run '{selection.run_id}'")
+    since = selection.since.total_seconds() if selection.since is not None else None
+    words = traffic_words(since, selection.sample, selection.where)
+    if words == "all traffic":
+        return NothingSelected("nothing scored: no traffic turn (of no eval run) is stored")
+    return NothingSelected(
+        f"nothing scored: {words} selects no stored turn (widen the window, raise the sample)"
+    )
 
 
 def prepare_inputs(connection: duckdb.DuckDBPyConnection, selection: Selection) -> None:

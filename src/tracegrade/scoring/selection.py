@@ -28,6 +28,36 @@ def parse_since(text: str) -> dt.timedelta:
     return dt.timedelta(seconds=float(match[1]) * _UNIT_S[match[2]])
 
 
+def window_text(seconds: float) -> str:
+    """A window in the unit a person gives it: `24h`, `7d`, `90m`, `45s` (the inverse of
+    `parse_since`). The largest unit that divides it whole, but a day reads `24h`, as a
+    one-day window is usually asked for; a fraction of a second stays in seconds."""
+    for unit in ("d", "h", "m"):
+        size = _UNIT_S[unit]
+        if seconds >= size and seconds % size == 0 and seconds != _UNIT_S["d"]:
+            return f"{seconds / size:g}{unit}"
+    if seconds == _UNIT_S["d"]:
+        return "24h"
+    return f"{seconds:g}s"
+
+
+def traffic_words(since_s: float | None, sample: float | None, where: str | None) -> str:
+    """Which traffic turns a selection takes, in words: `traffic of the last 24h sampled
+    at 5% of trace ids where ...`, or `all traffic`."""
+    if since_s is None and sample is None and where is None:
+        return "all traffic"
+    parts = ["traffic"]
+    if since_s is not None:
+        parts.append(f"of the last {window_text(since_s)}")
+    if sample is not None:
+        # A share under 1% keeps its digits: 0.01% is not 0%.
+        share = f"{sample:.0%}" if sample >= 0.01 or sample == 0 else f"{sample * 100:.2g}%"
+        parts.append(f"sampled at {share} of trace ids")
+    if where is not None:
+        parts.append(f"where {where}")
+    return " ".join(parts)
+
+
 @dataclass(frozen=True)
 class Selection:
     """`run_id` picks an eval run; without it, traffic (turns of no eval run) is scored,

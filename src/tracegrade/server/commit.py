@@ -156,6 +156,7 @@ class CommitQueue:
 
     def _commit(self, group: list[_Pending]) -> None:
         rows = group[0].rows if len(group) == 1 else [r for item in group for r in item.rows]
+        began = time.perf_counter()
         try:
             result = self._writer.write(rows)
         except Exception as exc:
@@ -169,6 +170,7 @@ class CommitQueue:
             _fail(group[0], exc, self._retry_after_s)
             return
         self.failure = None
+        self._stats.committed(time.perf_counter() - began)
         self._stats.add(spans_stored=result.stored, duplicates=result.duplicates, commits=1)
         for item in group:
             item.future.set_result(None)

@@ -17,6 +17,7 @@ HEALTH_PATH = "/health"
 TRACES_PATH = "/v1/traces"
 SQL_PATH = "/v1/sql"
 SCORE_PATH = "/v1/score"
+METRICS_PATH = "/metrics"
 TOKEN_ENV = "TRACEGRADE_TOKEN"
 
 MIB = 1024 * 1024

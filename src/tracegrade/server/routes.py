@@ -1,18 +1,26 @@
-"""The HTTP endpoints: OTLP traces, read-only SQL, scoring, health, the live pages."""
+"""The HTTP endpoints: OTLP traces, read-only SQL, scoring, health, Prometheus metrics, the
+live pages."""
 
 from __future__ import annotations
 
 import asyncio
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from typing import Any, TypeVar
 
+from tracegrade.errors import NothingSelected
 from tracegrade.ingest.otlp import Decoded
 from tracegrade.server.admission import Overloaded, Refused
 from tracegrade.server.cancel import Cancellation
-from tracegrade.server.config import HEALTH_PATH, SCORE_PATH, SQL_PATH, TRACES_PATH
+from tracegrade.server.config import (
+    HEALTH_PATH,
+    METRICS_PATH,
+    SCORE_PATH,
+    SQL_PATH,
+    TRACES_PATH,
+)
 from tracegrade.server.crosssite import CrossSiteGuard
 from tracegrade.server.messages import (
     JSON_TYPE,
@@ -22,6 +30,7 @@ from tracegrade.server.messages import (
     json_response,
     retry_later,
 )
+from tracegrade.server.metrics import ServeMetrics
 from tracegrade.server.pages import PageAuth, PageRequest, is_page, page_error, render_page
 from tracegrade.server.payload import (
     ENCODINGS,
@@ -48,7 +57,8 @@ T = TypeVar("T")
 # bytes each; gzip shrinks spans about ten times, hence the lower compressed limit).
 _INLINE_PLAIN = 256 * 1024
 _INLINE_COMPRESSED = 32 * 1024
-_METHODS = {TRACES_PATH: "POST", SQL_PATH: "POST", SCORE_PATH: "POST", HEALTH_PATH: "GET"}
+_METHODS = {TRACES_PATH: "POST", SQL_PATH: "POST", SCORE_PATH: "POST", HEALTH_PATH: "GET",
+            METRICS_PATH: "GET"}  # fmt: skip
 _NO_TOKEN = "missing or wrong bearer token"
 _CHALLENGE = [("www-authenticate", 'Bearer realm="tracegrade"')]
 
@@ -71,6 +81,7 @@ class Endpoints:
         self._guard = CrossSiteGuard.for_server(
             self._config.host, self._config.allowed_hosts, self._config.auth_token
         )
+        self._metrics = ServeMetrics(receiver, db, self._score_rows)
 
     def admit(self, head: RequestHead) -> Response | int:
         if (refused := self._guard.refusal(head)) is not None:
@@ -89,6 +100,8 @@ class Endpoints:
             return self._admit_traces(head)
         if not self._receiver.authorized(head.header("authorization")):
             return json_error(401, _NO_TOKEN, headers=_CHALLENGE)
+        if head.path == METRICS_PATH:
+            return 0  # a GET with the bearer token, as Prometheus scrapes: no body to take
         if (given := head.header("content-type")).split(";")[0].strip().lower() != JSON_TYPE:
             return json_error(415, f"content type {given!r} is not JSON: send {JSON_TYPE}")
         limit = self._config.sql_max_body_bytes
@@ -151,7 +164,24 @@ class Endpoints:
             return await self._sql_query(body, gone)
         if head.path == SCORE_PATH:
             return await self._score(body, gone)
+        if head.path == METRICS_PATH:
+            return await self._metrics_answer(head)
         return await self._health(head)
+
+    async def _metrics_answer(self, head: RequestHead) -> Response:
+        accept = head.header("accept")
+        work = self._pools.sql.submit(self._metrics.exposition, accept)
+        body, content_type = await asyncio.wrap_future(work)
+        return Response(200, body, content_type)
+
+    def _score_rows(self, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]] | None:
+        """The rule scores for /metrics; None when the query failed (timed out, memory),
+        so that the scrape still answers the ingest figures."""
+        deadline = time.monotonic() + self._queries.timeout_s
+        try:
+            return self._queries.rows(sql, params, deadline, Cancellation())[1]
+        except SqlFailed:
+            return None
 
     async def _traces(self, head: RequestHead, body: bytes) -> Response:
         media = media_type(head.header("content-type")) or Media.JSON
@@ -227,6 +257,8 @@ class Endpoints:
         try:
             result = await _unless_gone(work, gone, lambda: cancel.cancel("the client went away"))
         except ScoringFailed as exc:
+            if exc.nothing_selected:
+                return json_response(422, {"error": str(exc), "reason": NothingSelected.reason})
             return json_error(400, str(exc))
         return Response(200, result)
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import duckdb
 
-from tracegrade.errors import TracegradeError
+from tracegrade.errors import NothingSelected, TracegradeError
 from tracegrade.scoring.stored import score_request
 from tracegrade.server.cancel import Cancellation
 from tracegrade.store.archive_location import layer_archive
@@ -28,6 +28,15 @@ from tracegrade.store.archive_location import layer_archive
 
 class ScoringFailed(Exception):
     """The request was understood but cannot be scored (HTTP 400, with the reason)."""
+
+    nothing_selected = False
+
+
+class NothingSelectedFailure(ScoringFailed):
+    """The request's traffic selection picked no turn: answered as its own reason, so that
+    the client says so as locally (errors.NothingSelected), not as an HTTP failure."""
+
+    nothing_selected = True
 
 
 _NO_IMPORTS = "the server imports no module a request names: start it with --judge-import"
@@ -89,6 +98,8 @@ class ScoringRequests:
         limit.start()
         try:
             yield cursor
+        except NothingSelected as exc:
+            raise NothingSelectedFailure(str(exc)) from None
         except (TracegradeError, duckdb.Error) as exc:
             if cancel.reason or isinstance(exc, duckdb.InterruptException):
                 why = cancel.reason or "interrupted"

@@ -27,6 +27,8 @@ class WorstTurn:
     latency_ms: float | None
     total_tokens: int | None
     is_error: bool
+    tool_errors: int
+    """Tool calls that failed: such a turn ranks right after the turns that crashed."""
     failed: list[str]
     cost_usd: float | None
     user_text: str | None
@@ -70,6 +72,7 @@ def _worst(row: Row) -> WorstTurn:
         latency_ms=as_float(row["latency_ms"]),
         total_tokens=as_int(row["total_tokens"]),
         is_error=bool(row["is_error"]),
+        tool_errors=as_int(row["tool_errors"]) or 0,
         failed=[str(m) for m in as_list(row["failed"])],
         cost_usd=as_float(row["cost_usd"]),
         user_text=clip(as_str(row["user_text"]), _USER_TEXT),
