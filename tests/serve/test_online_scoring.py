@@ -259,9 +259,8 @@ def test_the_daily_judge_budget_stops_judge_calls_and_says_so(
             "AND metric = 'task_completion' AND level = 'turn' GROUP BY ALL ORDER BY 1"
         )
         budgets = server.rows(
-            "SELECT count(*) FROM scores s JOIN scorings g USING (scoring_id) "
-            "WHERE g.selection->>'rule' = 'budgets' AND metric = 'tool_error_rate' "
-            "AND level = 'turn' AND status <> 'not_evaluated'"
+            "SELECT count(score) FROM scores s JOIN scorings g USING (scoring_id) "
+            "WHERE g.selection->>'rule' = 'budgets' AND metric = 'latency' AND level = 'turn'"
         )
         health = server.health().json()
     finally:

@@ -32,7 +32,8 @@ from tracegrade.store.archive_location import layer_archive
 
 logger = logging.getLogger("tracegrade.serve")
 
-_LAGS_KEPT = 1000
+_LAGS_KEPT = 10_000
+"""Lags kept for /health's percentiles: the latest turns scored."""
 
 
 @dataclass
@@ -49,12 +50,18 @@ class RuleStatus:
 
     def document(self) -> dict[str, Any]:
         lags = sorted(self.lags_s)
+
+        def percentile(share: float) -> float | None:
+            return round(lags[round(share * (len(lags) - 1))], 3) if lags else None
+
         return {
             "rule": self.rule.name,
             "rule_version": self.rule.version,
             "turns_scored": self.turns_scored,
             "passes": self.passes,
-            "lag_p95_s": round(lags[int(0.95 * (len(lags) - 1))], 3) if lags else None,
+            "lag_p50_s": percentile(0.5),
+            "lag_p95_s": percentile(0.95),
+            "lag_max_s": percentile(1.0),
             "judge_budget": BUDGET_SPENT if self.budget_spent else "ok",
             "error": self.error,
         }
