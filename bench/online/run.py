@@ -39,9 +39,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: adk_spans, ingest
 
-from adk_spans import SPANS_PER_TURN, emit_turns  # noqa: E402
-from ingest.load import send_all  # noqa: E402
-from ingest.targets import Target, cpu_seconds, start_tracegrade, wait_until  # noqa: E402
+from adk_spans import SPANS_PER_TURN, emit_turns
+from ingest.load import send_all
+from ingest.targets import Target, cpu_seconds, start_tracegrade, wait_until
 
 TRACEGRADE = str(Path(sys.executable).with_name("tracegrade"))
 RULE = {"name": "default", "criteria": {"tool_error_rate": {"max": 0.5}}}
@@ -73,7 +73,10 @@ def main() -> None:
             rates[label] = _flood(Path(folder), flood, per_body, quiet, label)
     ratio = rates["with the rule"] / rates["without rules"]
     verdict = "met" if ratio >= 1 - THROUGHPUT_TARGET else "NOT met"
-    print(f"ingest with the rule / without: {ratio:.2f} (target >= {1 - THROUGHPUT_TARGET:.2f}: {verdict})")
+    print(
+        f"ingest with the rule / without: {ratio:.2f} "
+        f"(target >= {1 - THROUGHPUT_TARGET:.2f}: {verdict})"
+    )
     print(f"load {_load()}")
 
 
@@ -93,11 +96,15 @@ def _bodies(turns: int, turns_per_body: int) -> list[bytes]:
     emit_turns(provider.get_tracer("gcp.vertex.agent", "2.13.0"), turns)
     spans = memory.get_finished_spans()
     step = turns_per_body * SPANS_PER_TURN
-    return [encode_spans(spans[i : i + step]).SerializeToString() for i in range(0, len(spans), step)]
+    return [
+        encode_spans(spans[i : i + step]).SerializeToString() for i in range(0, len(spans), step)
+    ]
 
 
 def _spans_per_body(turns: int, turns_per_body: int) -> list[int]:
-    return [min(turns_per_body, turns - i) * SPANS_PER_TURN for i in range(0, turns, turns_per_body)]
+    return [
+        min(turns_per_body, turns - i) * SPANS_PER_TURN for i in range(0, turns, turns_per_body)
+    ]
 
 
 def _rules(folder: Path, quiet: float) -> Path:

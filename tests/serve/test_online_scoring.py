@@ -74,7 +74,9 @@ def _budgets(max_errors: float = 0.5) -> dict[str, Any]:
 def judges(tmp_path: Path) -> dict[str, str]:
     """The environment that lets serve import the test's judges (this tree's src first)."""
     (tmp_path / "serve_judges.py").write_text(JUDGES)
-    return {"PYTHONPATH": os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")]))}
+    return {
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")]))
+    }
 
 
 @pytest.fixture
@@ -84,7 +86,7 @@ def exported() -> Iterator[list[BatchSpanProcessor]]:
     yield processors
     ROUTER.target = None
     for processor in processors:
-        processor.shutdown()
+        processor.shutdown()  # type: ignore[no-untyped-call]
 
 
 def _rules(path: Path, *rules: dict[str, Any]) -> Path:
@@ -126,7 +128,7 @@ def _scored(server: Server, rule: str) -> list[list[Any]]:
 def _wait_scored(server: Server, rule: str, turns: int, timeout: float = 60) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        (count,), = server.rows("SELECT count(*) FROM online_scored WHERE rule = ?", [rule])
+        ((count,),) = server.rows("SELECT count(*) FROM online_scored WHERE rule = ?", [rule])
         if count >= turns:
             return
         time.sleep(0.2)
@@ -192,7 +194,10 @@ def test_a_kill_mid_scoring_loses_and_doubles_nothing(
         time.sleep(1.5)
         turns = _traffic_turns(server)
         quality, budgets = _scored(server, "quality"), _scored(server, "budgets")
-        ledger = server.rows("SELECT rule, count(*), count(DISTINCT turn_id) FROM online_scored GROUP BY 1 ORDER BY 1")
+        ledger = server.rows(
+            "SELECT rule, count(*), count(DISTINCT turn_id) FROM online_scored "
+            "GROUP BY 1 ORDER BY 1"
+        )
     finally:
         server.stop()
 
@@ -273,4 +278,6 @@ def test_the_daily_judge_budget_stops_judge_calls_and_says_so(
     assert budgets == [[TURNS]]  # the reference-free rule goes on
     quality = next(rule for rule in health["online"] if rule["rule"] == "quality")
     assert quality["judge_budget"] == "the daily judge budget is spent"
-    assert "online rule 'quality': the daily judge budget is spent (2 calls a day)" in server.stderr()
+    assert (
+        "online rule 'quality': the daily judge budget is spent (2 calls a day)" in server.stderr()
+    )

@@ -164,9 +164,7 @@ def _picked_turns(
     condition = check_condition(rule.where, "turns") if rule.where else "TRUE"
     select_traces(connection, ("trace_id IN (SELECT unnest(?::VARCHAR[]))", [traces]))
     try:
-        query = (
-            f"SELECT turn_id FROM scoring_turns AS turns WHERE {sampled} AND {condition}"  # noqa: S608 — the condition passed the guard; the whole query passes it again
-        )
+        query = f"SELECT turn_id FROM scoring_turns AS turns WHERE {sampled} AND {condition}"  # noqa: S608 — the condition passed the guard; the whole query passes it again
         picked = [str(row[0]) for row in guarded_rows(connection, query, params)]
     except DatabaseError as exc:
         raise ConfigError(f"rule '{rule.name}': where {rule.where!r}: {exc}") from None

@@ -5,8 +5,8 @@
        {"name": "budgets", "where": "agent_name = 'support'", "sample": 0.25,
         "criteria": {"tool_error_rate": {"max": 0.2}, "latency": {"p95": 8000}}},
        {"name": "quality", "sample": 0.05,
-        "criteria": {"task_completion": {"threshold": 0.8,
-                                         "judge_model_options": {"judge_model": "gemini-2.5-flash"}}},
+        "criteria": {"task_completion": {
+            "threshold": 0.8, "judge_model_options": {"judge_model": "gemini-2.5-flash"}}},
         "judge_budget": {"usd_per_day": 2.0, "calls_per_day": 500}}]}
 
 A rule's `where` is a condition over the `turns` view, checked by the guard `score --where`

@@ -22,8 +22,14 @@ import duckdb
 from tracegrade.errors import TracegradeError
 from tracegrade.scoring.judging.settings import JudgeSettings
 from tracegrade.scoring.metrics import MetricSpec, available_metrics
-from tracegrade.scoring.online import BUDGET_SPENT, PassResult, activate, day_spend, horizon_us
-from tracegrade.scoring.online import score_pass
+from tracegrade.scoring.online import (
+    BUDGET_SPENT,
+    PassResult,
+    activate,
+    day_spend,
+    horizon_us,
+    score_pass,
+)
 from tracegrade.scoring.rules import Rule, Rules
 from tracegrade.server.cancel import Cancellation
 from tracegrade.server.scoring import ScoringRequests
@@ -137,11 +143,15 @@ class OnlineScoring:
         cancel.attach(cursor)
         try:
             judging = self._judging(cursor, rule, status)
-            done = score_pass(cursor, rule, horizon, self._specs, judging, stop=lambda: cancel.reason)
+            done = score_pass(
+                cursor, rule, horizon, self._specs, judging, stop=lambda: cancel.reason
+            )
         except (TracegradeError, duckdb.Error) as exc:
             if cancel.reason is None:
                 status.error = str(exc).splitlines()[0]
-                logger.error("online rule '%s': the pass failed, retried next poll: %s", rule.name, exc)
+                logger.error(
+                    "online rule '%s': the pass failed, retried next poll: %s", rule.name, exc
+                )
             return
         finally:
             cancel.attach(None)
@@ -149,7 +159,9 @@ class OnlineScoring:
             self._scoring.release()
         self._record(status, done)
 
-    def _judging(self, cursor: duckdb.DuckDBPyConnection, rule: Rule, status: RuleStatus) -> JudgeSettings:
+    def _judging(
+        self, cursor: duckdb.DuckDBPyConnection, rule: Rule, status: RuleStatus
+    ) -> JudgeSettings:
         """The rule's judges may spend what is left of today's budget."""
         usd, calls = day_spend(cursor, rule.name).left(rule)
         spent = rule.judged and (usd == 0 or calls == 0)

@@ -22,6 +22,7 @@ from tracegrade.server.messages import (
     json_response,
     retry_later,
 )
+from tracegrade.server.online import OnlineScoring
 from tracegrade.server.pages import PageAuth, PageRequest, is_page, page_error, render_page
 from tracegrade.server.payload import (
     ENCODINGS,
@@ -33,7 +34,6 @@ from tracegrade.server.payload import (
     success_body,
 )
 from tracegrade.server.pools import Pools
-from tracegrade.server.online import OnlineScoring
 from tracegrade.server.receiver import Receiver
 from tracegrade.server.scoring import ScoringFailed, ScoringRequests
 from tracegrade.server.sql import (
