@@ -1,8 +1,10 @@
 """Online scoring: one pass of one rule over the turns completed since its cursor.
 
-A turn is complete once its trace's last span was stored at or before the pass's horizon
-(now minus the quiet period, read under the writer's commit lock, so every span stored up
-to it is visible). A pass takes the traces whose last span falls after the rule's cursor
+A turn is complete once its trace's root span is stored (the span without a parent, or,
+in a trace continuing a caller's context, the server or consumer span without a stored
+parent that starts first and ends last) and the trace's last span was stored at or before the pass's horizon (now minus the
+quiet period, read under the writer's commit lock, so every span stored up to it is
+visible). A pass takes the traces whose last span falls after the rule's cursor
 and at or before the horizon, keeps their traffic turns the rule's `sample` and `where`
 pick and its ledger has not seen, and scores them as `score` does (`engine.score`) in one
 transaction with their ledger rows and the cursor's advance: after a crash a pass is
@@ -92,9 +94,9 @@ def score_pass(
     result = PassResult(rule.name)
     traces, cursor = _completed_traces(connection, rule, horizon)
     result.traces = len(traces)
-    if not traces:
+    if cursor is None:
         return result
-    turns = _picked_turns(connection, rule, list(traces))
+    turns = _picked_turns(connection, rule, list(traces)) if traces else []
     connection.execute("BEGIN TRANSACTION")
     try:
         if turns:
@@ -128,10 +130,11 @@ def day_spend(connection: duckdb.DuckDBPyConnection, rule: str) -> DaySpend:
 
 def _completed_traces(
     connection: duckdb.DuckDBPyConnection, rule: Rule, horizon: int
-) -> tuple[dict[str, int], int]:
+) -> tuple[dict[str, int], int | None]:
     """The traces completed after the cursor and by `horizon` (at most about
     MAX_TRACES_PER_PASS, every trace of the last instant taken: spans committed together
-    share it), each with its last span's epoch microseconds; and the new cursor."""
+    share it), each with its last span's epoch microseconds; and the new cursor (None: no
+    trace's last span fell in the window, the cursor stays)."""
     rows = connection.execute(
         f"""
         WITH cursor AS (
@@ -146,13 +149,34 @@ def _completed_traces(
             SELECT max(done_us) AS until_us FROM (
                 SELECT done_us FROM done ORDER BY done_us LIMIT {MAX_TRACES_PER_PASS}
             )
+        ), taken AS (
+            SELECT * FROM done WHERE done_us <= (SELECT until_us FROM last)
+        ), members AS (
+            SELECT trace_id, span_id, parent_span_id, kind, start_ns, end_ns
+            FROM {hot_spans(connection)} WHERE trace_id IN (SELECT trace_id FROM taken)
+        ), bounds AS (
+            SELECT trace_id, min(start_ns) AS first_ns, max(end_ns) AS last_ns,
+                   bool_or(parent_span_id IS NULL) AS has_root
+            FROM members GROUP BY trace_id
+        ), local_root AS (
+            -- A trace continuing a caller's context (its root's parent was never sent here)
+            -- is rooted at a server or consumer span. A span of another kind whose parent is
+            -- missing is taken for a trace still arriving: ADK's are internal.
+            SELECT DISTINCT m.trace_id FROM members m JOIN bounds b USING (trace_id)
+            WHERE m.kind IN ('SERVER', 'CONSUMER')
+              AND m.start_ns = b.first_ns AND m.end_ns = b.last_ns
+              AND NOT EXISTS (SELECT 1 FROM members p
+                              WHERE p.trace_id = m.trace_id AND p.span_id = m.parent_span_id)
         )
-        SELECT trace_id, done_us FROM done WHERE done_us <= (SELECT until_us FROM last)
+        SELECT t.trace_id, t.done_us,
+               b.has_root OR t.trace_id IN (SELECT trace_id FROM local_root) AS complete
+        FROM taken t JOIN bounds b USING (trace_id)
         """,  # noqa: S608 — the table's name and a constant
         [rule.name, rule.version, horizon],
     ).fetchall()
-    traces = {str(trace): int(done) for trace, done in rows}
-    return traces, max(traces.values(), default=horizon)
+    cursor = max((int(done) for _, done, _ in rows), default=None)
+    # A trace without its root yet is passed over: its root's arrival brings it back.
+    return {str(trace): int(done) for trace, done, complete in rows if complete}, cursor
 
 
 def _picked_turns(
