@@ -2,15 +2,15 @@
 
 A turn is complete once its trace's root span is stored (the span without a parent, or,
 in a trace continuing a caller's context, the server or consumer span without a stored
-parent that starts first and ends last) and the trace's last span was stored at or before the pass's horizon (now minus the
-quiet period, read under the writer's commit lock, so every span stored up to it is
-visible). A pass takes the traces whose last span falls after the rule's cursor
-and at or before the horizon, keeps their traffic turns the rule's `sample` and `where`
-pick and its ledger has not seen, and scores them as `score` does (`engine.score`) in one
-transaction with their ledger rows and the cursor's advance: after a crash a pass is
-committed whole or not at all, so no turn is skipped or scored twice. A trace that gets a
-span after its turn was scored comes back with its new last span, and the ledger's key
-keeps its turn from being scored again by the same rule version.
+parent that starts first and ends last) and the trace's last span was stored at or before
+the pass's horizon (now minus the quiet period, read under the writer's commit lock, so
+every span stored up to it is visible). A pass takes the traces whose last span falls
+after the rule's cursor and at or before the horizon, keeps their traffic turns the rule's
+`sample` and `where` pick and its ledger has not seen, and scores them as `score` does
+(`engine.score`) in one transaction with their ledger rows and the cursor's advance: after
+a crash a pass is committed whole or not at all, so no turn is skipped or scored twice. A
+trace that gets a span after its turn was scored comes back with its new last span, and
+the ledger's key keeps its turn from being scored again by the same rule version.
 """
 
 from __future__ import annotations
