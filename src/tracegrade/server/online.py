@@ -5,8 +5,9 @@ quiet period) under the writer's commit lock, claims the server's one scoring sl
 POST /v1/score in progress makes it wait for the next poll; a POST meanwhile is told to
 retry), and runs one pass (scoring/online.py) with what is left of the rule's daily judge
 budget. Shutdown and a memory emergency interrupt a pass; its transaction is rolled back
-and the next start scores those turns. Nothing is scored while ingest is refused for
-memory: spans come first.
+and the next start scores those turns. Spans come first: nothing is scored while ingest is
+refused for memory, and a pass waits while spans wait for their commit (senders are
+sending faster than the writer commits), up to MAX_DEFER_S since the rule's last pass.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +40,9 @@ from tracegrade.store.archive_location import layer_archive
 
 logger = logging.getLogger("tracegrade.serve")
 
+MAX_DEFER_S = 30.0
+"""The longest a rule's pass waits for ingest to catch up: under a flood scoring still
+runs, in fewer, larger passes, rather than falling behind for as long as the flood lasts."""
 _LAGS_KEPT = 10_000
 """Lags kept for /health's percentiles: the latest turns scored."""
 
@@ -50,6 +55,7 @@ class RuleStatus:
     turns_scored: int = 0
     passes: int = 0
     last_pass_at: float | None = None
+    last_pass_monotonic: float = field(default_factory=time.monotonic)
     budget_spent: bool = False
     error: str | None = None
     lags_s: list[float] = field(default_factory=list)
@@ -79,12 +85,14 @@ class OnlineScoring:
         writer: SpanWriter,
         rules: Rules,
         scoring: ScoringRequests,
-        refusing: Any,
+        refusing: Callable[[], object | None],
+        backlog: Callable[[], int],
     ) -> None:
         self._writer = writer
         self._rules = rules
         self._scoring = scoring
-        self._refusing = refusing  # () -> str | None: why ingest is refused, if it is
+        self._refusing = refusing  # why ingest is refused, if it is
+        self._backlog = backlog  # spans waiting for their commit
         self._specs: dict[str, MetricSpec] = available_metrics()
         self._status = {rule.name: RuleStatus(rule) for rule in rules.rules}
         self._stop = threading.Event()
@@ -128,9 +136,16 @@ class OnlineScoring:
                 for rule in self._rules.rules:
                     if self._stop.is_set() or self._refusing() is not None:
                         break
-                    self._pass(cursor, rule)
+                    if not self._deferred(self._status[rule.name]):
+                        self._pass(cursor, rule)
         finally:
             cursor.close()
+
+    def _deferred(self, status: RuleStatus) -> bool:
+        """Whether ingest is behind, and the rule's last pass recent enough to wait."""
+        if not self._backlog():
+            return False
+        return time.monotonic() - status.last_pass_monotonic < MAX_DEFER_S
 
     def _pass(self, cursor: duckdb.DuckDBPyConnection, rule: Rule) -> None:
         status = self._status[rule.name]
@@ -176,6 +191,7 @@ class OnlineScoring:
     def _record(self, status: RuleStatus, done: PassResult) -> None:
         status.passes += 1
         status.last_pass_at = time.time()
+        status.last_pass_monotonic = time.monotonic()
         status.error = None
         if not done.turns:
             return

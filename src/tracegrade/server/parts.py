@@ -82,7 +82,9 @@ class Parts:
         if config.archive is not None:
             parts.archiving = ArchiveThread(writer, config.retain_days, config.archive_interval_s)
         if config.rules is not None:
-            parts.online = OnlineScoring(writer, config.rules, scoring, receiver.short_of_memory)
+            parts.online = OnlineScoring(
+                writer, config.rules, scoring, receiver.short_of_memory, lambda: commit.queued_spans
+            )
             online.append(parts.online)
         return parts
 
