@@ -14,9 +14,10 @@ from opentelemetry.sdk.trace import ReadableSpan
 
 from tests.support.span_factory import adk_like_spans
 from tracegrade.capture import DuckDBSpanExporter
+from tracegrade.errors import ConfigError
 from tracegrade.scoring.judging.settings import JudgeSettings
 from tracegrade.scoring.metrics import available_metrics
-from tracegrade.scoring.online import activate, horizon_us, score_pass
+from tracegrade.scoring.online import activate, check_where, horizon_us, score_pass
 from tracegrade.scoring.rules import Rule, parse_rule
 from tracegrade.store import SpanWriter
 
@@ -133,3 +134,16 @@ def test_a_trace_continuing_a_callers_context_is_rooted_at_its_server_span(
         )
 
     assert _pass(connection, rule) == [traces[0]]
+
+
+def test_a_where_naming_no_column_of_turns_is_refused_before_any_pass(
+    store: tuple[SpanWriter, _Exporter],
+) -> None:
+    writer, _ = store
+    rule = _rule(where="agent = 'shop'")  # the column is root_agent
+    with pytest.raises(ConfigError) as refused:
+        check_where(writer.connection.cursor(), rule)
+    message = str(refused.value)
+    assert message.startswith("rule 'budgets': where \"agent = 'shop'\": ")
+    assert "agent" in message
+    check_where(writer.connection.cursor(), _rule(where="root_agent = 'shop'"))

@@ -18,6 +18,7 @@ from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExport
 from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
 from tests.support.adk_run import ROUTER, adk_settings
+from tests.support.cli import one_line_error
 from tests.support.judging import USER, house_agent, scenario_invocations
 
 from .helpers import JSON, Server, start_server
@@ -281,3 +282,12 @@ def test_the_daily_judge_budget_stops_judge_calls_and_says_so(
     assert (
         "online rule 'quality': the daily judge budget is spent (2 calls a day)" in server.stderr()
     )
+
+
+def test_a_where_no_turn_has_stops_serve_at_start_in_one_line(tmp_path: Path) -> None:
+    rules = _rules(tmp_path / "rules.json", {**_budgets(), "where": "agent = 'shop'"})
+    server = start_server(tmp_path, "--rules", str(rules), token="", wait=False)
+    assert server.process.wait(60) == 2
+    line = one_line_error(server.stderr())
+    assert line.startswith(f"tracegrade: rules file '{rules}' rule 'budgets': where ")
+    assert 'Referenced column "agent" not found' in line

@@ -75,6 +75,18 @@ def activate(connection: duckdb.DuckDBPyConnection, rule: Rule) -> None:
     )
 
 
+def check_where(connection: duckdb.DuckDBPyConnection, rule: Rule) -> None:
+    """Bind the rule's `where` against the `turns` view (no row is read): a misspelt column
+    or function stops serve at start rather than failing every pass."""
+    if rule.where is None:
+        return
+    query = f"SELECT turn_id FROM turns WHERE {check_condition(rule.where, 'turns')} LIMIT 0"  # noqa: S608 — the condition passed the guard; the whole query passes it again
+    try:
+        guarded_rows(connection, query)
+    except DatabaseError as exc:
+        raise ConfigError(f"rule '{rule.name}': where {rule.where!r}: {exc}") from None
+
+
 def horizon_us(connection: duckdb.DuckDBPyConnection, quiet_s: float) -> int:
     """Now less the quiet period, in epoch microseconds (call it under the commit lock)."""
     ((now,),) = connection.execute("SELECT epoch_us(now())").fetchall()

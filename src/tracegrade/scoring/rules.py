@@ -94,6 +94,8 @@ class Rules:
     rules: tuple[Rule, ...]
     quiet_s: float
     poll_s: float
+    path: Path | None = None
+    """The file they were read from, for messages."""
 
 
 def load_rules(path: Path, specs: dict[str, MetricSpec], *, backfill: bool = False) -> Rules:
@@ -119,7 +121,7 @@ def load_rules(path: Path, specs: dict[str, MetricSpec], *, backfill: bool = Fal
         raise ConfigError(f"{where}: two rules are named '{twice}': give each its own name")
     if not rules:
         raise ConfigError(f'{where}: no rules: add one to "rules", or serve without --rules')
-    return Rules(rules, parsed.quiet_s, parsed.poll_s)
+    return Rules(rules, parsed.quiet_s, parsed.poll_s, path)
 
 
 def parse_rule(

@@ -21,13 +21,14 @@ from typing import Any
 
 import duckdb
 
-from tracegrade.errors import TracegradeError
+from tracegrade.errors import ConfigError, TracegradeError
 from tracegrade.scoring.judging.settings import JudgeSettings
 from tracegrade.scoring.metrics import MetricSpec, available_metrics
 from tracegrade.scoring.online import (
     BUDGET_SPENT,
     PassResult,
     activate,
+    check_where,
     day_spend,
     horizon_us,
     score_pass,
@@ -103,6 +104,7 @@ class OnlineScoring:
         cursor = self._writer.connection.cursor()
         try:
             for rule in self._rules.rules:
+                self._check(cursor, rule)
                 activate(cursor, rule)
         finally:
             cursor.close()
@@ -112,6 +114,12 @@ class OnlineScoring:
             self._rules.quiet_s,
         )  # fmt: skip
         self._thread.start()
+
+    def _check(self, cursor: duckdb.DuckDBPyConnection, rule: Rule) -> None:
+        try:
+            check_where(cursor, rule)
+        except ConfigError as exc:
+            raise ConfigError(f"rules file '{self._rules.path}' {exc}") from None
 
     def stop(self, timeout: float) -> None:
         """Stop at once: a pass in progress is interrupted and rolled back."""

@@ -89,12 +89,12 @@ class Parts:
         return parts
 
     def start(self) -> None:
+        if self.online is not None:  # first: a rule that cannot run stops the start
+            self.online.start()
         self.commit.start()
         self.memory.start()
         if self.archiving is not None:
             self.archiving.start()
-        if self.online is not None:
-            self.online.start()
 
     def start_grpc(self, tls: TlsFiles | None) -> None:
         """Raises OSError when the port cannot be had."""
