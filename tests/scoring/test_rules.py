@@ -189,3 +189,16 @@ def test_serve_refuses_a_bad_rules_file_before_it_opens_the_database(tmp_path: P
     line = one_line_error(result.stderr)
     assert line.startswith(f"tracegrade: rules file '{rules}' rule 'budgets': where ")
     assert not db.exists()
+
+
+def test_what_is_left_of_a_daily_budget(tmp_path: Path) -> None:
+    from tracegrade.scoring.online import DaySpend
+
+    budget = {"usd_per_day": 2.0, "calls_per_day": 10}
+    (rule,) = load_rules(
+        _file(tmp_path, {"rules": [{**BUDGETS, "judge_budget": budget}]}), SPECS
+    ).rules
+    assert DaySpend(calls=4, usd=0.5).left(rule) == (1.5, 6)
+    assert DaySpend(calls=12, usd=3.0).left(rule) == (0.0, 0)
+    (unlimited,) = load_rules(_file(tmp_path, {"rules": [BUDGETS]}), SPECS).rules
+    assert DaySpend(calls=12, usd=3.0).left(unlimited) == (None, None)
