@@ -19,6 +19,7 @@ from tracegrade.scoring.judging.settings import JudgeSettings
 from tracegrade.scoring.metrics import available_metrics
 from tracegrade.scoring.online import activate, check_where, horizon_us, score_pass
 from tracegrade.scoring.rules import Rule, parse_rule
+from tracegrade.scoring.selection import Selection
 from tracegrade.store import SpanWriter
 
 SPECS = available_metrics()
@@ -147,3 +148,22 @@ def test_a_where_naming_no_column_of_turns_is_refused_before_any_pass(
     assert message.startswith("rule 'budgets': where \"agent = 'shop'\": ")
     assert "agent" in message
     check_where(writer.connection.cursor(), _rule(where="root_agent = 'shop'"))
+
+
+def test_a_sampled_rule_scores_the_traces_score_sample_would_pick(
+    store: tuple[SpanWriter, _Exporter],
+) -> None:
+    writer, exporter = store
+    connection = writer.connection.cursor()
+    rule = _rule(sample=0.5, backfill=True)
+    activate(connection, rule)
+    exporter.export(adk_like_spans(12, seed=9, random_ids=True))
+    picked, params = Selection(sample=0.5).predicate()
+    expected = connection.execute(
+        f"SELECT trace_id FROM turns WHERE {picked} ORDER BY 1",  # noqa: S608 — Selection's SQL
+        params,
+    ).fetchall()
+
+    scored = _pass(connection, rule)
+    assert scored == [row[0] for row in expected]
+    assert 0 < len(scored) < 12

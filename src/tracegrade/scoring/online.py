@@ -196,9 +196,15 @@ def _picked_turns(
 ) -> list[str]:
     """The traffic turns of `traces` that the rule's sample and `where` pick, which this
     rule version has not scored yet."""
-    sampled, params = Selection(sample=rule.sample).predicate()  # run_id IS NULL AND sample
+    selection = Selection(sample=rule.sample)
+    sampled, params = selection.predicate()  # run_id IS NULL AND the sample
     condition = check_condition(rule.where, "turns") if rule.where else "TRUE"
-    select_traces(connection, ("trace_id IN (SELECT unnest(?::VARCHAR[]))", [traces]))
+    # Only the sampled traces are normalised: the sample is decided by the trace id alone.
+    keep, keep_params = "trace_id IN (SELECT unnest(?::VARCHAR[]))", [traces]
+    by_id = selection.trace_predicate()
+    if by_id is not None:
+        keep, keep_params = f"{keep} AND {by_id[0]}", keep_params + by_id[1]
+    select_traces(connection, (keep, keep_params))
     try:
         query = f"SELECT turn_id FROM scoring_turns AS turns WHERE {sampled} AND {condition}"  # noqa: S608 — the condition passed the guard; the whole query passes it again
         picked = [str(row[0]) for row in guarded_rows(connection, query, params)]
