@@ -7,7 +7,7 @@ import logging
 import socket
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -24,6 +24,9 @@ from tracegrade.server.config import (
     TOKEN_ENV,
     ServeConfig,
 )
+
+if TYPE_CHECKING:
+    from tracegrade.scoring.rules import Rules
 
 
 def serve_command(
@@ -126,6 +129,23 @@ def serve_command(
     archive_interval: Annotated[
         float, typer.Option(min=0.1, help="Seconds between archiving passes.")
     ] = ServeConfig.archive_interval_s,
+    rules: Annotated[
+        Path | None,
+        typer.Option(
+            help="Online scoring rules (JSON, docs/monitoring.md): each completed traffic turn "
+            "a rule's where and sample pick is scored once per version of the rule. Checked "
+            "at start.",
+            show_default=False,
+        ),
+    ] = None,
+    backfill: Annotated[
+        bool,
+        typer.Option(
+            "--backfill",
+            help="With --rules: a new or changed rule also scores the turns stored before it "
+            "(without it, only turns completed from now on).",
+        ),
+    ] = False,
     discard_damaged_log: Annotated[
         bool,
         typer.Option(
@@ -153,6 +173,7 @@ def serve_command(
     _log_to_stderr()
     with user_errors():  # an object-store URL is refused before anything is written
         archive_folder = None if archive is None else archive_root(archive)
+        online_rules = None if rules is None else _rules(rules, backfill)
     config = ServeConfig(
         db=resolve_path(db),
         host=host,
@@ -176,10 +197,18 @@ def serve_command(
         shard=shard,
         archive_interval_s=archive_interval,
         discard_damaged_log=discard_damaged_log,
+        rules=online_rules,
     )
     with user_errors():
         _ports_free(host, [port, grpc_port])  # before the database file is made
         serve(config)
+
+
+def _rules(path: Path, backfill: bool) -> Rules:
+    from tracegrade.scoring.metrics import available_metrics
+    from tracegrade.scoring.rules import load_rules
+
+    return load_rules(path, available_metrics(), backfill=backfill)
 
 
 def _ports_free(host: str, ports: list[int]) -> None:

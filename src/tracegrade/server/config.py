@@ -9,6 +9,10 @@ from __future__ import annotations
 import ipaddress
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tracegrade.scoring.rules import Rules
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_HTTP_PORT = 4318
@@ -101,6 +105,8 @@ class ServeConfig:
     memory_mb: int = DEFAULT_MEMORY_MB
     """The memory budget of the whole process: DuckDB's share and the request budgets are
     carved from it, and ingest is refused (503) while the process is over it."""
+    rules: Rules | None = None
+    """Online scoring rules (`--rules`), checked at start; None: no online scoring."""
     checkpoint_threshold: str = "256MB"
     """DuckDB WAL size that triggers a checkpoint: fewer, larger checkpoints cost less per span."""
 

@@ -14,6 +14,7 @@ from tracegrade.server.commit import CommitQueue
 from tracegrade.server.config import ServeConfig
 from tracegrade.server.grpc_service import start_grpc
 from tracegrade.server.memory import MemoryBudget, MemoryWatch
+from tracegrade.server.online import OnlineScoring
 from tracegrade.server.pools import Pools
 from tracegrade.server.receiver import Receiver
 from tracegrade.server.routes import Endpoints
@@ -41,6 +42,7 @@ class Parts:
     pools: Pools = field(default_factory=Pools.start)
     grpc_server: grpc.Server | None = None
     archiving: ArchiveThread | None = None
+    online: OnlineScoring | None = None
 
     @classmethod
     def build(cls, config: ServeConfig, writer: SpanWriter, budget: MemoryBudget) -> Parts:
@@ -65,9 +67,13 @@ class Parts:
             writer.connection, config.score_timeout_s, config.judge_imports, config.auth_token
         )
 
+        online: list[OnlineScoring] = []
+
         def critical() -> None:
             queries.interrupt_all("the server ran short of memory: the query was stopped")
             scoring.cancel("the server ran short of memory")
+            for rules in online:
+                rules.cancel("the server ran short of memory")
 
         memory = MemoryWatch(budget, critical)
         inflight = config.max_inflight_bytes or budget.inflight_bytes
@@ -75,9 +81,16 @@ class Parts:
         parts = cls(config, budget, stats, commit, receiver, queries, scoring, memory)
         if config.archive is not None:
             parts.archiving = ArchiveThread(writer, config.retain_days, config.archive_interval_s)
+        if config.rules is not None:
+            parts.online = OnlineScoring(
+                writer, config.rules, scoring, receiver.short_of_memory, lambda: commit.queued_spans
+            )
+            online.append(parts.online)
         return parts
 
     def start(self) -> None:
+        if self.online is not None:  # first: a rule that cannot run stops the start
+            self.online.start()
         self.commit.start()
         self.memory.start()
         if self.archiving is not None:
@@ -91,7 +104,9 @@ class Parts:
             self.grpc_server = start_grpc(self.receiver, config.host, config.grpc_port, credentials)
 
     def http_app(self, db: str, tls: bool) -> HttpApp:
-        endpoints = Endpoints(self.receiver, self.queries, self.scoring, self.pools, db, tls)
+        endpoints = Endpoints(
+            self.receiver, self.queries, self.scoring, self.pools, db, tls, self.online
+        )
         return HttpApp(endpoints, self.config.body_timeout_s)
 
     def begin_shutdown(self) -> None:
@@ -100,6 +115,8 @@ class Parts:
         self.receiver.draining = True
         self.queries.interrupt_all(f"{_STOPPING}: the query was stopped")
         self.scoring.cancel(_STOPPING)
+        if self.online is not None:
+            self.online.cancel(_STOPPING)
 
     def stop(self, deadline: float) -> None:
         """After HTTP: gRPC's requests, the worker threads, then the writer's last commits."""
@@ -107,6 +124,8 @@ class Parts:
             self.grpc_server.stop(max(0.0, deadline - time.monotonic())).wait()
         self.queries.interrupt_all(f"{_STOPPING}: the query was stopped")
         self.scoring.cancel(_STOPPING)
+        if self.online is not None:
+            self.online.stop(max(0.0, deadline - time.monotonic()) / 2)
         if self.archiving is not None:
             self.archiving.stop(max(0.0, deadline - time.monotonic()) / 2)
         if not self.pools.stop(deadline):

@@ -31,6 +31,7 @@ from tracegrade.server.messages import (
     retry_later,
 )
 from tracegrade.server.metrics import ServeMetrics
+from tracegrade.server.online import OnlineScoring
 from tracegrade.server.pages import PageAuth, PageRequest, is_page, page_error, render_page
 from tracegrade.server.payload import (
     ENCODINGS,
@@ -72,8 +73,10 @@ class Endpoints:
         pools: Pools,
         db: str,
         tls: bool = False,
+        online: OnlineScoring | None = None,
     ) -> None:
         self._receiver, self._queries, self._scoring = receiver, queries, scoring
+        self._online = online
         self._pools = pools
         self._db = db
         self._config = receiver.config
@@ -272,8 +275,11 @@ class Endpoints:
             "token_required": receiver.token_required,
         }
         # Where the file lives is for those holding the token, not for anyone who asks.
-        if receiver.token_required and receiver.authorized(head.header("authorization")):
+        trusted = not receiver.token_required or receiver.authorized(head.header("authorization"))
+        if receiver.token_required and trusted:
             document["db"] = self._db
+        if self._online is not None and trusted:  # per rule: turns scored, lag, budget
+            document["online"] = self._online.status()
         problem = receiver.unhealthy()
         if problem is not None:
             return json_response(503, {**document, "status": "unavailable", "reason": problem})

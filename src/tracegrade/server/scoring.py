@@ -61,8 +61,12 @@ class ScoringRequests:
         self._running: Cancellation | None = None
 
     def try_begin(self) -> bool:
-        """Claim the one scoring slot; `run` gives it back."""
+        """Claim the one scoring slot; `run` (or `release`) gives it back. Online scoring
+        (server/online.py) claims it too, for each of its passes."""
         return self._busy.acquire(blocking=False)
+
+    def release(self) -> None:
+        self._busy.release()
 
     def run(self, body: bytes, cancel: Cancellation) -> bytes:
         """Score what the body asks for (after `try_begin`); the summary as JSON."""
@@ -78,7 +82,7 @@ class ScoringRequests:
                 return json.dumps(summary).encode()
         finally:
             self._running = None
-            self._busy.release()
+            self.release()
 
     def cancel(self, why: str) -> None:
         """Stop the scoring in progress, if any; it fails saying `why`."""

@@ -93,6 +93,18 @@ def test_a_budget_stops_the_calls_once_spent() -> None:
     assert caller.budget.spent == 18.0
 
 
+def test_a_budget_of_calls_stops_the_calls_once_made_priced_or_not() -> None:
+    """serve's daily `calls_per_day`: cached answers are free, an unpriced judge counts too."""
+    judge = ScriptedJudge(answer=lambda p, s: "ok")
+    caller = _caller(None, max_calls=4, concurrency=2)
+    answers = _ask_all(caller, Judge("j", judge), [f"prompt {i}" for i in range(6)])
+    assert [a.outcome for a in answers] == ["answered"] * 4 + ["unjudged"] * 2
+    assert answers[-1].error == "the judge budget was spent"
+    assert len(judge.calls) == 4
+    none = _caller(None, max_calls=0)
+    assert [a.outcome for a in _ask_all(none, Judge("j", judge), ["p"])] == ["unjudged"]
+
+
 def test_judge_prices_match_as_the_cost_scorer_matches() -> None:
     table = default_prices()
     assert price_for("gemini-2.5-flash-001", table) == price_for("gemini-2.5-flash", table)

@@ -4,7 +4,8 @@ A call's cost is its reported tokens at the judge model's price (the `prices` ta
 rates, matched as `cost_usd.sql` matches them). Before a call, its cost is estimated from
 the prompt's length (about 4 characters a token) and the output tokens this metric's
 earlier calls used (600 until one answered); the call is made only while the spent cost,
-the estimates of calls in flight and its own fit in the budget. Once one does not fit, no
+the estimates of calls in flight and its own fit in the budget, and (`max_calls`, serve's
+daily budget of calls) while fewer calls than that were made. Once one does not fit, no
 more calls are made: the rest is reported unjudged.
 """
 
@@ -58,8 +59,10 @@ def _optional(value: Any) -> float | None:
 
 
 class Budget:
-    def __init__(self, limit_usd: float | None) -> None:
+    def __init__(self, limit_usd: float | None, max_calls: int | None = None) -> None:
         self.limit = limit_usd
+        self.max_calls = max_calls
+        self.calls = 0
         self.spent = 0.0
         self.in_flight = 0.0
         self.exhausted = False
@@ -74,12 +77,16 @@ class Budget:
 
     def reserve(self, estimate: float) -> bool:
         """Whether a call estimated at `estimate` may be made; once one may not, none may."""
-        if self.limit is None:
+        if self.limit is None and self.max_calls is None:
             return True
-        if self.exhausted or self.spent + self.in_flight + estimate > self.limit:
+        over_cost = self.limit is not None and self.spent + self.in_flight + estimate > self.limit
+        over_calls = self.max_calls is not None and self.calls >= self.max_calls
+        if self.exhausted or over_cost or over_calls:
             self.exhausted = True
             return False
-        self.in_flight += estimate
+        self.calls += 1
+        if self.limit is not None:
+            self.in_flight += estimate
         return True
 
     def settle(

@@ -138,7 +138,7 @@ class JudgeCaller:
         self.settings = settings
         self.cache = cache
         self.prices = prices
-        self.budget = Budget(settings.budget_usd)
+        self.budget = Budget(settings.budget_usd, settings.max_calls)
         self._pool = asyncio.Semaphore(settings.concurrency)
 
     async def ask(

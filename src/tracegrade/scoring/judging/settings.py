@@ -37,6 +37,9 @@ class JudgeSettings(BaseModel):
     budget_usd: float | None = Field(
         default=None, ge=0, description="stop calling once the judges' estimated cost reaches it"
     )
+    max_calls: int | None = Field(
+        default=None, ge=0, description="stop calling once this many judge calls were made"
+    )
 
     def backoff(self, attempt: int) -> float:
         """The wait after failed try number `attempt` (from 1), before jitter."""
