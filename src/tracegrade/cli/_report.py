@@ -15,7 +15,8 @@ from tracegrade.cli._access import open_reader
 from tracegrade.exit_codes import ExitCode
 
 if TYPE_CHECKING:
-    from tracegrade.report import RunDiff
+    from tracegrade.report import DiffTolerances, RunDiff
+    from tracegrade.report.baseline import Baseline
     from tracegrade.store import Reader
 
 
@@ -25,22 +26,21 @@ def emit_report(
     scoring_id: str | None = None,
     json_path: Path | None = None,
     junit: Path | None = None,
-    baseline: str | None = None,
+    baseline: str | Baseline | None = None,
     run_id: str | None = None,
     html: Path | None = None,
     markdown: bool = False,
     shards: Sequence[Path] = (),
 ) -> ExitCode:
     """The summary on stdout (terminal or Markdown), files where asked; the exit code the
-    gate (and diff) decide. `shards`: other shards' files read with `db` as one."""
-    from tracegrade.report import check_baseline, diff_runs
-
+    gate (and diff) decide. `baseline`: resolved already (`run`), or as given (`report`).
+    `shards`: other shards' files read with `db` as one."""
     with open_reader(db, server, shards) as reader:
-        if baseline:
-            check_baseline(reader, baseline)  # before the summary: a typo is all it says
+        # Before the summary: a mistyped baseline is all it says.
+        base = _report_baseline(reader, baseline, scoring_id, run_id)
         shown = _emit_run(reader, scoring_id, run_id, json_path, junit, terminal=not markdown)
         code, run, scoring = shown
-        diff = diff_runs(reader, baseline, run) if baseline else None
+        diff = base.diff(reader, run) if base else None
         if html or markdown:
             _emit_pages(reader, scoring, diff, html, markdown)
         if diff is not None and not markdown:
@@ -50,12 +50,83 @@ def emit_report(
     return code
 
 
-def require_baseline(db: Path | None, server: str | None, baseline: str) -> None:
-    """`run --baseline`: a baseline that is not a scored run is refused before any case runs."""
-    from tracegrade.report import check_baseline
+def run_baseline(
+    db: Path | None, server: str | None, baseline: str | None, agent: str, eval_sets: list[str]
+) -> Baseline | None:
+    """`run --baseline`, resolved before any case runs (a typo costs nothing): `previous`
+    is the latest stored run of this agent over these eval sets. A report file is read
+    without opening the database, which a CI job on a fresh machine does not have yet."""
+    from tracegrade.report.baseline import (
+        BaselineError,
+        Subject,
+        is_report_file,
+        resolve_baseline,
+    )
+    from tracegrade.store import resolve_path
 
+    if baseline is None:
+        return None
+    if is_report_file(baseline):
+        return resolve_baseline(None, baseline)
+    if server is None and not resolve_path(db).exists():
+        raise BaselineError(
+            f"--baseline {baseline}: no database at {resolve_path(db)} to find it in; on a "
+            "fresh machine give main's JSON report instead (--baseline main-report.json)"
+        )
+    subject = None
+    if baseline == "previous":
+        from tracegrade.evalset import load_eval_sets
+
+        # Only the ids: the run loads them again, as asked, keys ADK refuses and all.
+        loaded = load_eval_sets(eval_sets, ignore_unknown_keys=True)
+        subject = Subject(agent, frozenset(s.eval_set_id for s in loaded))
     with open_reader(db, server) as reader:
-        check_baseline(reader, baseline)
+        return resolve_baseline(reader, baseline, subject)
+
+
+def diff_named(
+    db: Path | None, server: str | None, base: str, new: str, tolerances: DiffTolerances
+) -> RunDiff:
+    """`tracegrade diff BASE NEW`, each named as `--baseline` takes it (NEW not `previous`);
+    two report files are compared without a database."""
+    from tracegrade.report import diff_reports
+    from tracegrade.report.baseline import (
+        PREVIOUS,
+        BaselineError,
+        Subject,
+        is_report_file,
+        resolve_baseline,
+        subject_of,
+    )
+
+    if new == PREVIOUS:
+        raise BaselineError("NEW previous: `previous` is a baseline; name the run to check")
+    if is_report_file(base) and is_report_file(new):
+        old, checked = resolve_baseline(None, base, option="BASE"), resolve_baseline(None, new)
+        return diff_reports(old.base_report(None), checked.base_report(None), tolerances)
+    with open_reader(db, server) as reader:
+        checked = resolve_baseline(reader, new, option="NEW")
+        if checked.report is None:  # stored: `previous` is received before it
+            subject, before = subject_of(reader, checked.run_id), checked.run_id
+        else:
+            subject, before = Subject.of_report(checked.report), None
+        against = resolve_baseline(reader, base, subject, before=before, option="BASE")
+        return diff_reports(against.base_report(reader), checked.base_report(reader), tolerances)
+
+
+def _report_baseline(
+    reader: Reader, baseline: str | Baseline | None, scoring_id: str | None, run_id: str | None
+) -> Baseline | None:
+    """`report --baseline`: `previous` is the run before the one reported."""
+    from tracegrade.report.baseline import PREVIOUS, resolve_baseline, subject_of
+    from tracegrade.report.queries import find_scoring
+
+    if baseline is None or not isinstance(baseline, str):
+        return baseline
+    if baseline != PREVIOUS:
+        return resolve_baseline(reader, baseline)
+    shown = str(find_scoring(reader, scoring_id, run_id)["run_id"])
+    return resolve_baseline(reader, baseline, subject_of(reader, shown), before=shown)
 
 
 def _emit_run(

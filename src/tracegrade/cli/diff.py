@@ -13,8 +13,16 @@ from tracegrade.exit_codes import ExitCode
 
 
 def diff(
-    base: Annotated[str, typer.Argument(help="The run to compare against.")],
-    new: Annotated[str, typer.Argument(help="The run to check.")],
+    base: Annotated[
+        str,
+        typer.Argument(
+            help="What to compare against: previous (NEW's last run before it of the same "
+            "agent and eval sets), a tag, a run id, or a JSON report file (`run --json`)."
+        ),
+    ],
+    new: Annotated[
+        str, typer.Argument(help="The run to check: a run id, a tag, or a JSON report file.")
+    ],
     latency_pct: Annotated[
         float, typer.Option(min=0, help="Latency increase tolerated, in percent.")
     ] = 20.0,
@@ -49,9 +57,8 @@ def diff(
     evaluated. Anything else exits 0: fixes, verdict changes that are no regression
     (failed → error), changed tool-call sequences, cases in one run only.
     """
-    from tracegrade.cli._access import open_reader
-    from tracegrade.cli._report import width
-    from tracegrade.report import DiffTolerances, diff_runs, diff_to_json, render_diff
+    from tracegrade.cli._report import diff_named, width
+    from tracegrade.report import DiffTolerances, diff_to_json, render_diff
 
     tolerances = DiffTolerances(
         latency_pct=latency_pct,
@@ -61,8 +68,8 @@ def diff(
         tool_calls=tool_calls,
         score_drop=score_drop,
     )
-    with user_errors(), open_reader(db, server) as reader:
-        result = diff_runs(reader, base, new, tolerances)
+    with user_errors():
+        result = diff_named(db, server, base, new, tolerances)
     if as_json:
         typer.echo(diff_to_json(result), nl=False)
     else:
