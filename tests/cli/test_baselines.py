@@ -30,6 +30,7 @@ from tracegrade.report.pages import run_live
 from tracegrade.report.queries import ReportError
 from tracegrade.scoring import Selection, load_scoring_config, score
 from tracegrade.store import LocalReader, SpanWriter, connect
+from tracegrade.store.rows import SpanRow
 
 FLAKY = DATA / "evalsets" / "harness" / "flaky.evalset.json"
 FLAKY_AGENT = "tests.scoring.flaky_agent:root_agent"
@@ -139,6 +140,34 @@ def test_a_tag_is_the_newest_run_carrying_it(history: History) -> None:
 
     assert _diff_json("main", "pr", *db)["base_run_id"] == history.third
     assert _diff_json(history.first, "pr", *db)["base_run_id"] == history.first
+
+
+def test_with_a_token_a_forged_run_never_takes_a_tag(
+    history: History, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Anyone who can send spans can send a run span tagged main; not signed under the
+    token, it is never the newest run carrying the tag."""
+    db = tmp_path / "forged.duckdb"
+    shutil.copy(history.db, db)
+    attributes = {
+        "tracegrade.run_id": "forged-run",
+        "tracegrade.agent": FLAKY_AGENT,
+        "tracegrade.eval_sets": json.dumps([{"eval_set_id": "flaky", "cases": 1}]),
+        "tracegrade.tags": ["main"],
+    }
+    writer = SpanWriter.open(db)
+    writer.write([SpanRow("f" * 32, "f" * 16, None, "tracegrade.eval_run", "INTERNAL", 1, 2,
+                          "UNSET", None, "attacker", "tracegrade", None, json.dumps(attributes),
+                          "{}", "[]", "[]", "otlp")])  # fmt: skip
+    writer.close()
+    done = invoke("diff", "main", "pr", "--db", str(db))
+    assert one_line_error(done.stderr).endswith(
+        "run 'forged-run' has not been scored: score it with `tracegrade score --run forged-run`"
+    )  # without a token nothing tells it apart: the newest run tagged main
+
+    monkeypatch.setenv("TRACEGRADE_TOKEN", "a-token")
+
+    assert _diff_json("main", "pr", "--db", str(db))["base_run_id"] == history.third
 
 
 def test_a_report_file_from_another_database_gives_the_same_diff_as_the_run_id(

@@ -222,7 +222,7 @@ def _subject(run: dict[str, Any]) -> Subject:
 
 
 def _tags(run: dict[str, Any]) -> Sequence[str]:
-    return [str(tag) for tag in as_list(run["tags"])]
+    return [str(tag) for tag in as_list(run["tags"]) if tag is not None]
 
 
 def _previous(

@@ -86,7 +86,7 @@ def _summary(row: dict[str, object], receipt: RunReceipt) -> RunSummary:
         signed=receipt.attested,
         agent=as_str(row["agent"]),
         eval_sets=[str(as_dict(s).get("eval_set_id")) for s in as_list(row["eval_sets"])],
-        tags=[str(tag) for tag in as_list(row["tags"])],
+        tags=[str(tag) for tag in as_list(row["tags"]) if tag is not None],
         cases=as_int(row["cases"]) or 0,
         repeats=as_int(row["repeats"]),
         scoring_id=as_str(row["scoring_id"]),
