@@ -57,6 +57,7 @@ def run_baseline(
     is the latest stored run of this agent over these eval sets. A report file is read
     without opening the database, which a CI job on a fresh machine does not have yet."""
     from tracegrade.report.baseline import (
+        PREVIOUS,
         BaselineError,
         Subject,
         is_report_file,
@@ -73,13 +74,7 @@ def run_baseline(
             f"--baseline {baseline}: no database at {resolve_path(db)} to find it in; on a "
             "fresh machine give main's JSON report instead (--baseline main-report.json)"
         )
-    subject = None
-    if baseline == "previous":
-        from tracegrade.evalset import load_eval_sets
-
-        # Only the ids: the run loads them again, as asked, keys ADK refuses and all.
-        loaded = load_eval_sets(eval_sets, ignore_unknown_keys=True)
-        subject = Subject(agent, frozenset(s.eval_set_id for s in loaded))
+    subject = Subject.of_eval_sets(agent, eval_sets) if baseline == PREVIOUS else None
     with open_reader(db, server) as reader:
         return resolve_baseline(reader, baseline, subject)
 
@@ -87,46 +82,26 @@ def run_baseline(
 def diff_named(
     db: Path | None, server: str | None, base: str, new: str, tolerances: DiffTolerances
 ) -> RunDiff:
-    """`tracegrade diff BASE NEW`, each named as `--baseline` takes it (NEW not `previous`);
-    two report files are compared without a database."""
-    from tracegrade.report import diff_reports
-    from tracegrade.report.baseline import (
-        PREVIOUS,
-        BaselineError,
-        Subject,
-        is_report_file,
-        resolve_baseline,
-        subject_of,
-    )
+    """`tracegrade diff BASE NEW`: two report files are compared without a database."""
+    from tracegrade.report.baseline import diff_named, is_report_file
 
-    if new == PREVIOUS:
-        raise BaselineError("NEW previous: `previous` is a baseline; name the run to check")
     if is_report_file(base) and is_report_file(new):
-        old, checked = resolve_baseline(None, base, option="BASE"), resolve_baseline(None, new)
-        return diff_reports(old.base_report(None), checked.base_report(None), tolerances)
+        return diff_named(None, base, new, tolerances)
     with open_reader(db, server) as reader:
-        checked = resolve_baseline(reader, new, option="NEW")
-        if checked.report is None:  # stored: `previous` is received before it
-            subject, before = subject_of(reader, checked.run_id), checked.run_id
-        else:
-            subject, before = Subject.of_report(checked.report), None
-        against = resolve_baseline(reader, base, subject, before=before, option="BASE")
-        return diff_reports(against.base_report(reader), checked.base_report(reader), tolerances)
+        return diff_named(reader, base, new, tolerances)
 
 
 def _report_baseline(
     reader: Reader, baseline: str | Baseline | None, scoring_id: str | None, run_id: str | None
 ) -> Baseline | None:
-    """`report --baseline`: `previous` is the run before the one reported."""
-    from tracegrade.report.baseline import PREVIOUS, resolve_baseline, subject_of
+    """`report --baseline` as given, resolved against the run reported."""
+    from tracegrade.report.baseline import baseline_of_run
     from tracegrade.report.queries import find_scoring
 
     if baseline is None or not isinstance(baseline, str):
         return baseline
-    if baseline != PREVIOUS:
-        return resolve_baseline(reader, baseline)
     shown = str(find_scoring(reader, scoring_id, run_id)["run_id"])
-    return resolve_baseline(reader, baseline, subject_of(reader, shown), before=shown)
+    return baseline_of_run(reader, baseline, shown)
 
 
 def _emit_run(

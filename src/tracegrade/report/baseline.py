@@ -56,6 +56,15 @@ class Subject:
     def of_report(cls, report: RunReport) -> Subject:
         return cls(report.run.agent, frozenset(s.eval_set_id for s in report.run.eval_sets))
 
+    @classmethod
+    def of_eval_sets(cls, agent: str, eval_sets: Sequence[str]) -> Subject:
+        """A run about to start: its eval sets are read for their ids (the run reads them
+        again, as asked; keys ADK refuses are left out here, where only ids matter)."""
+        from tracegrade.evalset import load_eval_sets
+
+        loaded = load_eval_sets(eval_sets, ignore_unknown_keys=True)
+        return cls(agent, frozenset(s.eval_set_id for s in loaded))
+
     def describe(self) -> str:
         sets = ", ".join(sorted(self.eval_set_ids)) or "no eval set"
         return f"{self.agent or 'an unnamed agent'} over {sets}"
@@ -134,6 +143,31 @@ def resolve_baseline(
         run_id = _tagged(runs, given, option)
     find_scoring(reader, None, run_id)  # it must be scored: "score it with ..." if not
     return Baseline(given, run_id)
+
+
+def baseline_of_run(
+    reader: Reader, given: str, run_id: str, option: str = "--baseline", files: bool = True
+) -> Baseline:
+    """The baseline of a stored run (`report`, the live page): `previous` is the last run
+    of its agent and eval sets received before it."""
+    subject = subject_of(reader, run_id) if given == PREVIOUS else None
+    return resolve_baseline(reader, given, subject, before=run_id, option=option, files=files)
+
+
+def diff_named(
+    reader: Reader | None, base: str, new: str, tolerances: DiffTolerances | None = None
+) -> RunDiff:
+    """`tracegrade diff BASE NEW`, each named as `--baseline` takes it (NEW not `previous`);
+    `reader` may be None when both are report files."""
+    if new == PREVIOUS:
+        raise BaselineError("NEW previous: `previous` is a baseline; name the run to check")
+    checked = resolve_baseline(reader, new, option="NEW")
+    if checked.report is None and reader is not None:  # stored: `previous` is received before it
+        against = baseline_of_run(reader, base, checked.run_id, option="BASE")
+    else:
+        subject = Subject.of_report(checked.report) if checked.report else None
+        against = resolve_baseline(reader, base, subject, option="BASE")
+    return diff_reports(against.base_report(reader), checked.base_report(reader), tolerances)
 
 
 def subject_of(reader: Reader, run_id: str) -> Subject:

@@ -13,7 +13,7 @@ own sections; live links are URLs (`LiveLinks`).
 
 from __future__ import annotations
 
-from tracegrade.report.baseline import PREVIOUS, resolve_baseline, subject_of
+from tracegrade.report.baseline import baseline_of_run
 from tracegrade.report.diff import RunDiff
 from tracegrade.report.pages.cases import case_view
 from tracegrade.report.pages.links import FileLinks, LiveLinks
@@ -76,10 +76,7 @@ def run_live(reader: Reader, run_id: str, baseline: str | None = None, offset: i
     query must not read the server's files."""
     diff = None
     if baseline:
-        subject = subject_of(reader, run_id) if baseline == PREVIOUS else None
-        found = resolve_baseline(
-            reader, baseline, subject, before=run_id, option="baseline", files=False
-        )
+        found = baseline_of_run(reader, baseline, run_id, option="baseline", files=False)
         diff = found.diff(reader, run_id)
     page = build_run_page(
         reader, None, run_id, diff, PageLimits(case_offset=offset), waterfalls=False
