@@ -366,6 +366,9 @@ def test_the_ci_recipe_main_artifact_then_a_fresh_machine(tmp_path: Path) -> Non
     runs = _runs(main / "cli.duckdb")
     assert [r["tags"] for r in runs] == [["pr"], ["main", "0a1b2c3"]]
     assert f"Diff {main_run} → {runs[0]['run_id']}" in by_tag.stdout
+    by_previous = tracegrade(*run, "--baseline", "previous", cwd=main)
+    assert by_previous.returncode == ExitCode.OK, by_previous.stderr
+    assert f"Diff {runs[0]['run_id']} → " in by_previous.stdout  # the pr run, just before
     # The fresh machine's run has no tag: no tags column.
     header = invoke("runs", "--db", str(fresh / "cli.duckdb")).stdout.splitlines()[0]
     assert header.split()[:2] == ["run", "started"]
