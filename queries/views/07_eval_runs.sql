@@ -1,6 +1,11 @@
 -- eval_runs: one row per eval run (`tracegrade run`), read from the run's own span, so a
 -- run exported over OTLP is recorded wherever its turns land.
 --
+-- Tags (`tracegrade run --tag`) are an attribute of that span too, not a table: they are
+-- known before the run starts, so they travel with it wherever its spans go (OTLP through
+-- a Collector, shards, the archive), and a token's signature covers them, so a forged
+-- span cannot claim `--baseline main`. No migration: the span already holds them.
+--
 -- Columns:
 --   run_id               the run
 --   started_at           when it started, as its span says (the sender's clock: order runs
@@ -14,6 +19,8 @@
 --   adk_version          google-adk version
 --   tracegrade_version   tracegrade version
 --   git_commit           the working directory's git commit, if in a repository
+--   tags                 the names given with `--tag` (`--baseline TAG` finds the newest
+--                        run carrying one); empty when none were
 --   criteria             the criteria document the run was made with (JSON)
 --   trace_id             the trace holding the run and case spans
 --   received_at          when this database stored the run's span (its own clock)
@@ -37,6 +44,7 @@ SELECT
     r.attributes->>'tracegrade.adk_version' AS adk_version,
     r.attributes->>'tracegrade.version' AS tracegrade_version,
     r.attributes->>'tracegrade.git_commit' AS git_commit,
+    coalesce(from_json(r.attributes->'tracegrade.tags', '["VARCHAR"]'), []::VARCHAR[]) AS tags,
     CAST(r.attributes->>'tracegrade.criteria' AS JSON) AS criteria,
     r.trace_id,
     r.ingested_at AS received_at

@@ -12,7 +12,9 @@ class ExitCode(IntEnum):
     """The gate failed: a case under its threshold or over a budget, a `diff` (or `--baseline`)
     regression (a tolerance exceeded among them), a `lint-tools` error."""
     USAGE_ERROR = 2
-    """Bad options or bad input: a malformed eval set, a missing file, a locked database."""
+    """Bad options or bad input: a malformed eval set, a missing file, a locked database, a
+    `--baseline` that names no stored run or tag, or a report file that cannot be read
+    (`run` finds it before its first case)."""
     ERRORS_OVER_LIMIT = 3
     """More turns errored (agent, model or tool crashed) than `max_error_rate` allows."""
     NOT_EVALUATED = 4

@@ -96,7 +96,8 @@ def test_a_mistyped_baseline_is_refused_before_any_case_runs(tmp_path: Path) -> 
 
     assert done.exit_code == ExitCode.USAGE_ERROR, done.output
     assert one_line_error(done.stderr) == (
-        "tracegrade: no eval run '2026-base': `tracegrade runs` lists the stored runs"
+        "tracegrade: --baseline '2026-base': no eval run or tag of that name; "
+        "no eval run is stored yet"
     )
 
 
@@ -111,5 +112,6 @@ def test_report_names_the_near_run_before_printing_any_summary(tmp_path: Path) -
     assert done.exit_code == ExitCode.USAGE_ERROR, done.output
     assert done.stdout == ""
     assert one_line_error(done.stderr) == (
-        f"tracegrade: no eval run '{BASE_RUN[:-1]}': did you mean {BASE_RUN}?"
+        f"tracegrade: --baseline '{BASE_RUN[:-1]}': no eval run or tag of that name; "
+        f"did you mean {BASE_RUN}?"
     )

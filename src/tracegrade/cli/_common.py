@@ -59,6 +59,39 @@ MarkdownOption = Annotated[
         "$GITHUB_STEP_SUMMARY or a PR comment; at most 60,000 characters).",
     ),
 ]
+
+
+def _checked_tags(tags: list[str] | None) -> list[str] | None:
+    """`--tag` values, each checked before anything runs; one line for a bad one."""
+    from tracegrade.report.baseline import tag_problem
+
+    for tag in tags or []:
+        problem = tag_problem(tag)
+        if problem:
+            raise fail(f"--tag {tag!r}: {problem}")
+    return list(dict.fromkeys(tags)) if tags else tags
+
+
+TagOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--tag",
+        help="Name the run (repeatable, e.g. --tag main --tag $GIT_SHA): `--baseline NAME` "
+        "is then the newest run carrying it.",
+        show_default=False,
+        callback=_checked_tags,
+    ),
+]
+BaselineOption = Annotated[
+    str | None,
+    typer.Option(
+        "--baseline",
+        help="What to diff against: previous (the last run of this agent and these eval "
+        "sets), a tag, a run id, or a JSON report file (`run --json`, e.g. main's CI "
+        "artifact). Checked first; a regression fails.",
+        show_default=False,
+    ),
+]
 MetricsOption = Annotated[
     list[Path] | None,
     typer.Option("--metrics", help="A folder of extra metric .sql files.", show_default=False),

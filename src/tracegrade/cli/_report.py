@@ -15,7 +15,9 @@ from tracegrade.cli._access import open_reader
 from tracegrade.exit_codes import ExitCode
 
 if TYPE_CHECKING:
-    from tracegrade.report import RunDiff
+    from tracegrade.report import DiffTolerances, RunDiff
+    from tracegrade.report.baseline import Baseline
+    from tracegrade.report.traffic_diff import TrafficDiff
     from tracegrade.store import Reader
 
 
@@ -25,22 +27,21 @@ def emit_report(
     scoring_id: str | None = None,
     json_path: Path | None = None,
     junit: Path | None = None,
-    baseline: str | None = None,
+    baseline: str | Baseline | None = None,
     run_id: str | None = None,
     html: Path | None = None,
     markdown: bool = False,
     shards: Sequence[Path] = (),
 ) -> ExitCode:
     """The summary on stdout (terminal or Markdown), files where asked; the exit code the
-    gate (and diff) decide. `shards`: other shards' files read with `db` as one."""
-    from tracegrade.report import check_baseline, diff_runs
-
+    gate (and diff) decide. `baseline`: resolved already (`run`), or as given (`report`).
+    `shards`: other shards' files read with `db` as one."""
     with open_reader(db, server, shards) as reader:
-        if baseline:
-            check_baseline(reader, baseline)  # before the summary: a typo is all it says
+        # Before the summary: a mistyped baseline is all it says.
+        base = _report_baseline(reader, baseline, scoring_id, run_id)
         shown = _emit_run(reader, scoring_id, run_id, json_path, junit, terminal=not markdown)
         code, run, scoring = shown
-        diff = diff_runs(reader, baseline, run) if baseline else None
+        diff = base.diff(reader, run) if base else None
         if html or markdown:
             _emit_pages(reader, scoring, diff, html, markdown)
         if diff is not None and not markdown:
@@ -58,12 +59,80 @@ def is_traffic_scoring(db: Path | None, server: str | None, ident: str) -> bool:
         return traffic_scoring_exists(reader, ident)
 
 
-def require_baseline(db: Path | None, server: str | None, baseline: str) -> None:
-    """`run --baseline`: a baseline that is not a scored run is refused before any case runs."""
-    from tracegrade.report import check_baseline
+def run_baseline(
+    db: Path | None, server: str | None, baseline: str | None, agent: str, eval_sets: list[str]
+) -> Baseline | None:
+    """`run --baseline`, resolved before any case runs (a typo costs nothing): `previous`
+    is the latest stored run of this agent over these eval sets. A report file is read
+    without opening the database, which a CI job on a fresh machine does not have yet."""
+    from tracegrade.report.baseline import (
+        PREVIOUS,
+        BaselineError,
+        Subject,
+        is_report_file,
+        resolve_baseline,
+    )
+    from tracegrade.store import resolve_path
 
+    if baseline is None:
+        return None
+    if is_report_file(baseline):
+        return resolve_baseline(None, baseline)
+    if server is None and not resolve_path(db).exists():
+        raise BaselineError(
+            f"--baseline {baseline}: no database at {resolve_path(db)} to find it in; on a "
+            "fresh machine give main's JSON report instead (--baseline main-report.json)"
+        )
+    subject = Subject.of_eval_sets(agent, eval_sets) if baseline == PREVIOUS else None
     with open_reader(db, server) as reader:
-        check_baseline(reader, baseline)
+        return resolve_baseline(reader, baseline, subject)
+
+
+def diff_named(
+    db: Path | None, server: str | None, base: str, new: str, tolerances: DiffTolerances
+) -> RunDiff:
+    """`tracegrade diff BASE NEW`: two report files are compared without a database."""
+    from tracegrade.report.baseline import diff_named, is_report_file
+
+    if is_report_file(base) and is_report_file(new):
+        return diff_named(None, base, new, tolerances)
+    with open_reader(db, server) as reader:
+        return diff_named(reader, base, new, tolerances)
+
+
+def traffic_diff(
+    db: Path | None,
+    server: str | None,
+    rule: str | None,
+    base: str | None,
+    new: str | None,
+    tolerances: DiffTolerances,
+) -> TrafficDiff | None:
+    """`tracegrade diff` on traffic: two scorings of traffic, or a rule's two latest; None
+    when the two sides are eval runs (or report files), which `diff_named` compares."""
+    from tracegrade.report.baseline import is_report_file
+    from tracegrade.report.traffic_diff import diff_traffic, latest_two, traffic_sides
+
+    if rule is None and (is_report_file(str(base)) or is_report_file(str(new))):
+        return None
+    with open_reader(db, server) as reader:
+        base, new = latest_two(reader, rule) if rule else (str(base), str(new))
+        if not traffic_sides(reader, base, new):
+            return None
+        return diff_traffic(reader, base, new, tolerances)
+
+
+def _report_baseline(
+    reader: Reader, baseline: str | Baseline | None, scoring_id: str | None, run_id: str | None
+) -> Baseline | None:
+    """`report --baseline` as given, resolved against the run reported."""
+    from tracegrade.report.baseline import baseline_of_run
+    from tracegrade.report.queries import find_scoring
+
+    if baseline is None or not isinstance(baseline, str):
+        return baseline
+    shown = str(find_scoring(reader, scoring_id, run_id)["run_id"])
+    return baseline_of_run(reader, baseline, shown)
 
 
 def _emit_run(

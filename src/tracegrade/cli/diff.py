@@ -15,11 +15,19 @@ from tracegrade.exit_codes import ExitCode
 def diff(
     base: Annotated[
         str | None,
-        typer.Argument(help="The run (or traffic scoring) to compare against.", show_default=False),
+        typer.Argument(
+            help="What to compare against: previous (NEW's last run before it of the same "
+            "agent and eval sets), a tag, a run id, a JSON report file (`run --json`), or a "
+            "traffic scoring.",
+            show_default=False,
+        ),
     ] = None,
     new: Annotated[
         str | None,
-        typer.Argument(help="The run (or traffic scoring) to check.", show_default=False),
+        typer.Argument(
+            help="What to check: a run id, a tag, a JSON report file, or a traffic scoring.",
+            show_default=False,
+        ),
     ] = None,
     rule: Annotated[
         str | None,
@@ -73,14 +81,12 @@ def diff(
     budget rose by more than --rate-rise, a judged metric's mean fell by more than
     --score-drop, or p95 latency or cost per turn rose beyond their tolerances.
     """
-    from tracegrade.cli._access import open_reader
-    from tracegrade.cli._report import width
-    from tracegrade.report import DiffTolerances, diff_runs, diff_to_json, render_diff
-    from tracegrade.report.traffic_diff import diff_traffic, latest_two, traffic_sides
+    from tracegrade.cli._report import diff_named, traffic_diff, width
+    from tracegrade.report import DiffTolerances, diff_to_json, render_diff
     from tracegrade.report.traffic_diff_text import render_traffic_diff
 
     if (rule is None) == (base is None or new is None) or (rule and base is not None):
-        raise fail("give two ids (runs or traffic scorings), or --rule NAME alone")
+        raise fail("give two runs or traffic scorings, or --rule NAME alone")
 
     tolerances = DiffTolerances(
         latency_pct=latency_pct,
@@ -92,15 +98,14 @@ def diff(
         rate_rise=rate_rise,
     )
     color = sys.stdout.isatty()
-    with user_errors(), open_reader(db, server) as reader:
-        base, new = latest_two(reader, rule) if rule else (str(base), str(new))
-        if traffic_sides(reader, base, new):
-            traffic = diff_traffic(reader, base, new, tolerances)
+    with user_errors():
+        traffic = traffic_diff(db, server, rule, base, new, tolerances)
+        if traffic is not None:
             failed = traffic.failed
             text = render_traffic_diff(traffic, width=width(), color=color)
             document = traffic.model_dump_json(indent=2) + "\n"
         else:
-            runs = diff_runs(reader, base, new, tolerances)
+            runs = diff_named(db, server, str(base), str(new), tolerances)
             failed = runs.failed
             text = render_diff(runs, width=width(), color=color)
             document = diff_to_json(runs)

@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from tracegrade.cli._common import (
+    BaselineOption,
     DbOption,
     HtmlOption,
     JsonOption,
@@ -33,9 +34,7 @@ def report(
     junit: JunitOption = None,
     html: HtmlOption = None,
     markdown: MarkdownOption = False,
-    baseline: Annotated[
-        str | None, typer.Option(help="A run id to diff against; a regression fails.")
-    ] = None,
+    baseline: BaselineOption = None,
 ) -> None:
     """Print a run's (or a traffic scoring's) summary again; exit with the code its gate
     decided."""

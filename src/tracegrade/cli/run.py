@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from tracegrade.cli._common import (
+    BaselineOption,
     DbOption,
     HtmlOption,
     JsonOption,
@@ -19,6 +20,7 @@ from tracegrade.cli._common import (
     MarkdownOption,
     MetricsOption,
     ServerOption,
+    TagOption,
     fail,
     judge_options,
     prepare_outputs,
@@ -59,9 +61,8 @@ def run(
     junit: JunitOption = None,
     html: HtmlOption = None,
     markdown: MarkdownOption = False,
-    baseline: Annotated[
-        str | None, typer.Option(help="A run id to diff against; a regression fails.")
-    ] = None,
+    baseline: BaselineOption = None,
+    tags: TagOption = None,
     turn_timeout: Annotated[
         float, typer.Option(help="Seconds before a turn counts as hung.")
     ] = 600.0,
@@ -94,7 +95,7 @@ def run(
     errors (agent, model or tool crashed), 4 cases not evaluated, 130 interrupted.
     """
     from tracegrade.cli._progress import case_progress
-    from tracegrade.cli._report import emit_report, require_baseline
+    from tracegrade.cli._report import emit_report, run_baseline
     from tracegrade.report.values import plural
     from tracegrade.scoring import load_scoring_config
     from tracegrade.scoring.config_file import allowing_not_evaluated
@@ -105,8 +106,7 @@ def run(
     with user_errors():
         # What can be checked without the agent is, first: its import alone takes seconds.
         criteria = load_scoring_config(config, eval_sets, metrics or [])
-        if baseline:
-            require_baseline(db, server if otlp_endpoint else None, baseline)
+        base = run_baseline(db, server if otlp_endpoint else None, baseline, agent, eval_sets)
         if allow_not_evaluated:
             criteria = allowing_not_evaluated(criteria)
         from tracegrade.harness import RunOptions, plan_run
@@ -123,6 +123,7 @@ def run(
             turn_timeout_s=turn_timeout,
             criteria=criteria.raw or {},
             ignore_unknown_keys=ignore_unknown_keys,
+            tags=tags or [],
         )
         plan = plan_run(options)
         # After the agent: a judge may live in its package, which loading it puts on the path.
@@ -159,7 +160,7 @@ def run(
             scoring_id,
             json_path,
             junit,
-            baseline,
+            base,
             html=html,
             markdown=markdown,
         )

@@ -10,7 +10,7 @@ turns also holds what they are scored against. The `eval_runs`, `expected_turns`
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from opentelemetry import trace
@@ -36,6 +36,7 @@ FINAL_TEXT = "tracegrade.final_text"
 USER_ID = "tracegrade.user_id"
 APP_NAME = "tracegrade.app_name"
 SKIPPED = "tracegrade.skipped"
+TAGS = "tracegrade.tags"
 EXPECTED = "tracegrade.expected"
 TOOL_DEFINITIONS = "tracegrade.tool_definitions"
 SIMULATOR_STATUS = "tracegrade.simulator.status"
@@ -60,6 +61,8 @@ class RunRecord:
     git_commit: str | None
     criteria: dict[str, Any]
     tool_definitions: dict[str, list[dict[str, Any]]]
+    tags: list[str] = field(default_factory=list)
+    """Names given with `--tag`: `--baseline TAG` is the newest run carrying one."""
 
 
 def tracer() -> trace.Tracer:
@@ -85,6 +88,8 @@ def record_run(run: RunRecord, cases: list[Case]) -> None:
     }
     if run.git_commit:
         attributes["tracegrade.git_commit"] = run.git_commit
+    if run.tags:  # on the run span, so they travel (and are signed) with it, as the rest
+        attributes[TAGS] = list(run.tags)
     token = run_token()
     if token:  # readers holding the token can tell this run from a forged one
         attributes[SIGNATURE] = run_signature(attributes, token)

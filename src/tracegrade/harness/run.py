@@ -53,6 +53,10 @@ class RunOptions(BaseModel):
     ignore_unknown_keys: bool = Field(
         default=False, description="load eval sets with keys ADK refuses, without those keys"
     )
+    tags: list[str] = Field(
+        default_factory=list,
+        description="names recorded with the run (`--tag`), for `--baseline TAG` to find it",
+    )
 
 
 @dataclass
@@ -206,6 +210,7 @@ def _run_record(
         git_commit=_git_commit(),
         criteria=options.criteria,
         tool_definitions=agent_tool_definitions(agent),
+        tags=options.tags,
     )
 
 

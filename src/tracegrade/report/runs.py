@@ -27,6 +27,8 @@ class RunSummary(BaseModel):
     An unsigned run is never taken as the latest."""
     agent: str | None
     eval_sets: list[str]
+    tags: list[str]
+    """Names given with `tracegrade run --tag`, for `--baseline TAG`."""
     cases: int
     repeats: int | None
     scoring_id: str | None
@@ -57,7 +59,7 @@ outcomes AS (
     FROM case_results
     GROUP BY scoring_id
 )
-SELECT r.run_id, epoch_us(r.started_at) AS started_us, r.agent, r.eval_sets, r.cases,
+SELECT r.run_id, epoch_us(r.started_at) AS started_us, r.agent, r.eval_sets, r.tags, r.cases,
        r.repeats, l.scoring_id, l.verdict, o.passed, o.failed, o.errored
 FROM runs r
 LEFT JOIN latest l USING (run_id)
@@ -84,6 +86,7 @@ def _summary(row: dict[str, object], receipt: RunReceipt) -> RunSummary:
         signed=receipt.attested,
         agent=as_str(row["agent"]),
         eval_sets=[str(as_dict(s).get("eval_set_id")) for s in as_list(row["eval_sets"])],
+        tags=[str(tag) for tag in as_list(row["tags"]) if tag is not None],
         cases=as_int(row["cases"]) or 0,
         repeats=as_int(row["repeats"]),
         scoring_id=as_str(row["scoring_id"]),

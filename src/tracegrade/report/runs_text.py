@@ -24,14 +24,18 @@ def render_runs(runs: Sequence[RunSummary], width: int = 100, color: bool = Fals
     # With a token set, each run says whether it is signed under it: an unsigned one may be
     # forged by anyone who can send spans, and is never taken as the latest.
     checked = any(run.signed is not None for run in runs)
-    for title in (*_COLUMNS, "signed") if checked else _COLUMNS:
+    tagged = any(run.tags for run in runs)  # a column only once some run is named
+    columns = (*_COLUMNS[:1], "tags", *_COLUMNS[1:]) if tagged else _COLUMNS
+    for title in (*columns, "signed") if checked else columns:
         justify: JustifyMethod = "right" if title in _NUMBERS else "left"
         # Ids and times stay on one line to be copied; the agent reference folds.
         table.add_column(title, overflow="fold", justify=justify, no_wrap=title in _WHOLE)
     for run in runs:
         signed = ("yes" if run.signed else "NO",) if checked else ()
+        tags = (", ".join(run.tags) or DASH,) if tagged else ()
         table.add_row(
             run.run_id,
+            *tags,
             _minute(run.started_at),
             run.agent or DASH,
             ", ".join(run.eval_sets) or DASH,

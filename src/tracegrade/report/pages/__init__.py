@@ -13,7 +13,8 @@ own sections; live links are URLs (`LiveLinks`).
 
 from __future__ import annotations
 
-from tracegrade.report.diff import RunDiff, diff_runs
+from tracegrade.report.baseline import baseline_of_run
+from tracegrade.report.diff import RunDiff
 from tracegrade.report.pages.cases import case_view
 from tracegrade.report.pages.links import FileLinks, LiveLinks
 from tracegrade.report.pages.render import render
@@ -71,7 +72,12 @@ def render_run_page(page: RunPage, embed: bool) -> str:
 
 
 def run_live(reader: Reader, run_id: str, baseline: str | None = None, offset: int = 0) -> str:
-    diff = diff_runs(reader, baseline, run_id) if baseline else None
+    """`?baseline=` as `--baseline` takes it (previous, a tag, a run id), but no file: a
+    query must not read the server's files."""
+    diff = None
+    if baseline:
+        found = baseline_of_run(reader, baseline, run_id, option="baseline", files=False)
+        diff = found.diff(reader, run_id)
     page = build_run_page(
         reader, None, run_id, diff, PageLimits(case_offset=offset), waterfalls=False
     )
