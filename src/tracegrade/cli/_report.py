@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from tracegrade.cli._access import open_reader
 from tracegrade.exit_codes import ExitCode
+from tracegrade.workspace.store import Store
 
 if TYPE_CHECKING:
     from tracegrade.report import RunDiff
@@ -35,7 +35,7 @@ def emit_report(
     gate (and diff) decide. `shards`: other shards' files read with `db` as one."""
     from tracegrade.report import check_baseline, diff_runs
 
-    with open_reader(db, server, shards) as reader:
+    with Store(db, server, shards).reader() as reader:
         if baseline:
             check_baseline(reader, baseline)  # before the summary: a typo is all it says
         shown = _emit_run(reader, scoring_id, run_id, json_path, junit, terminal=not markdown)
@@ -48,14 +48,6 @@ def emit_report(
         if diff is not None and diff.regressed and code == ExitCode.OK:
             code = ExitCode.GATE_FAILED
     return code
-
-
-def require_baseline(db: Path | None, server: str | None, baseline: str) -> None:
-    """`run --baseline`: a baseline that is not a scored run is refused before any case runs."""
-    from tracegrade.report import check_baseline
-
-    with open_reader(db, server) as reader:
-        check_baseline(reader, baseline)
 
 
 def _emit_run(
@@ -135,7 +127,7 @@ def emit_traffic(
         traffic_to_junit,
     )
 
-    with open_reader(db, server, shards) as reader:
+    with Store(db, server, shards).reader() as reader:
         report = build_traffic_report(reader, scoring_id)
         typer.echo(render_traffic(report, width=width(), color=_color()), nl=False)
         if html:

@@ -49,9 +49,9 @@ def diff(
     evaluated. Anything else exits 0: fixes, verdict changes that are no regression
     (failed → error), changed tool-call sequences, cases in one run only.
     """
-    from tracegrade.cli._access import open_reader
     from tracegrade.cli._report import width
     from tracegrade.report import DiffTolerances, diff_runs, diff_to_json, render_diff
+    from tracegrade.workspace.store import Store
 
     tolerances = DiffTolerances(
         latency_pct=latency_pct,
@@ -61,7 +61,7 @@ def diff(
         tool_calls=tool_calls,
         score_drop=score_drop,
     )
-    with user_errors(), open_reader(db, server) as reader:
+    with user_errors(), Store(db, server).reader() as reader:
         result = diff_runs(reader, base, new, tolerances)
     if as_json:
         typer.echo(diff_to_json(result), nl=False)

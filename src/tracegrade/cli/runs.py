@@ -21,10 +21,10 @@ def runs(
     server: ServerOption = None,
 ) -> None:
     """List stored eval runs, newest first, with their latest verdicts."""
-    from tracegrade.cli._access import open_reader
     from tracegrade.report import list_runs, render_runs
+    from tracegrade.workspace.store import Store
 
-    with user_errors(), open_reader(db, server) as reader:
+    with user_errors(), Store(db, server).reader() as reader:
         found = list_runs(reader, limit)
     if as_json:
         typer.echo(json.dumps([run.model_dump() for run in found], indent=2))
