@@ -109,8 +109,9 @@ class ScoreRequest(_Request):
         default=(), description="folders of extra metric .sql (only where the file is open here)"
     )
     judge: JudgeSettings = Field(default_factory=JudgeSettings)
-    since_s: float | None = Field(default=None, description="traffic: turns of the last seconds")
-    sample: float | None = Field(default=None, description="traffic: a share of turns, 0 to 1")
+    # int | float: a value sent as 3 is quoted as 3, not 3.0, when it is refused.
+    since_s: int | float | None = Field(default=None, description="traffic: the last seconds")
+    sample: int | float | None = Field(default=None, description="traffic: a share, 0 to 1")
     where: str | None = Field(default=None, description="a SQL condition on the turns view")
     check_judges: bool = Field(
         default=False, description="only resolve the judges the criteria name; score nothing"
