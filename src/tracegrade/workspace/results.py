@@ -8,7 +8,8 @@ from tracegrade.exit_codes import ExitCode
 
 
 class _Result(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # A server newer than this client may answer with more: what is known is read.
+    model_config = ConfigDict(frozen=True, extra="ignore")
 
 
 class ScoreResult(_Result):
