@@ -362,3 +362,18 @@ def test_the_examples_test_file_fails_only_the_intended_cases(
             "FAILED *test_home_evals.py::test_home_case[[]bedside_lamp_off[]]*",
         ]
     )
+
+
+def test_judge_settings_given_to_eval_cases_reach_the_scoring(
+    project: Path, pytester: pytest.Pytester
+) -> None:
+    """`eval_cases(judge=...)` is checked as `--judge-retries` is: a wrong value is one line."""
+    _test_file(pytester, selection=":hello", options=', judge={"retries": -1}')
+    result = pytester.runpytest_subprocess()
+    result.assert_outcomes(errors=1)  # at setup, as any input the cases cannot run with
+    result.stdout.fnmatch_lines(
+        ["*tracegrade could not run the eval cases: judge settings: retries: *"]
+    )
+    assert "Traceback" not in result.stdout.str()
+    _test_file(pytester, selection=":hello", options=', judge={"retries": 0, "timeout_s": 5}')
+    pytester.runpytest_subprocess().assert_outcomes(passed=1)

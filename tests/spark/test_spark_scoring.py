@@ -20,9 +20,9 @@ from typer.testing import CliRunner
 
 from tests.support.archive import RUNS_FIXTURE, eval_runs_db, long_session_db, traffic_db
 from tracegrade.ingest.files import ingest_file
-from tracegrade.scoring.stored import score_request
 from tracegrade.store import SpanWriter, connect
 from tracegrade.store.archive import archive_database
+from tracegrade.workspace.scoring import answer_wire
 
 pytestmark = pytest.mark.slow
 BASE_RUN = "20260101T000000-base"
@@ -46,7 +46,7 @@ def _local_scoring(
 ) -> tuple[list[tuple[Any, ...]], tuple[Any, ...]]:
     """`tracegrade score`'s rows in `scores`, and its row in `scorings`."""
     connection = connect(db)
-    scoring_id = score_request(connection, request)["scoring_id"]
+    scoring_id = answer_wire(connection, request)["scoring_id"]
     rows = connection.execute(
         f"SELECT {_COLUMNS} FROM scores WHERE scoring_id = ? ORDER BY ALL",  # noqa: S608 — constants
         [scoring_id],

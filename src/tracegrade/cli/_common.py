@@ -7,13 +7,16 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from tracegrade.errors import NothingSelected, TracegradeError
 from tracegrade.exit_codes import ExitCode
 from tracegrade.terminal_safe import terminal_text
+
+if TYPE_CHECKING:
+    from tracegrade.workspace.requests import JudgeSettings
 
 DbOption = Annotated[
     Path | None,
@@ -139,12 +142,14 @@ JudgeRetriesOption = Annotated[
 
 def judge_options(
     concurrency: int | None, budget_usd: float | None, timeout: float | None, retries: int | None
-) -> dict[str, Any] | None:
-    """The `judge` settings of a scoring request, from the --judge-* options given."""
+) -> JudgeSettings:
+    """The judge settings of a run or scoring, from the --judge-* options given (the rest
+    left unset: their defaults, wherever the scoring runs)."""
+    from tracegrade.workspace.requests import JudgeSettings
+
     given = {"concurrency": concurrency, "budget_usd": budget_usd, "timeout_s": timeout,
              "retries": retries}  # fmt: skip
-    chosen = {key: value for key, value in given.items() if value is not None}
-    return chosen or None
+    return JudgeSettings(**{key: value for key, value in given.items() if value is not None})
 
 
 def fail(message: str, code: ExitCode = ExitCode.USAGE_ERROR) -> typer.Exit:

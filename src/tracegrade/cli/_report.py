@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from tracegrade.cli._access import open_reader
 from tracegrade.exit_codes import ExitCode
+from tracegrade.workspace.store import Store
 
 if TYPE_CHECKING:
     from tracegrade.report import DiffTolerances, RunDiff
@@ -36,7 +36,7 @@ def emit_report(
     """The summary on stdout (terminal or Markdown), files where asked; the exit code the
     gate (and diff) decide. `baseline`: resolved already (`run`), or as given (`report`).
     `shards`: other shards' files read with `db` as one."""
-    with open_reader(db, server, shards) as reader:
+    with Store(db, server, shards).reader() as reader:
         # Before the summary: a mistyped baseline is all it says.
         base = _report_baseline(reader, baseline, scoring_id, run_id)
         shown = _emit_run(reader, scoring_id, run_id, json_path, junit, terminal=not markdown)
@@ -55,37 +55,8 @@ def is_traffic_scoring(db: Path | None, server: str | None, ident: str) -> bool:
     """Whether `report ID` names a scoring of traffic rather than an eval run."""
     from tracegrade.report import traffic_scoring_exists
 
-    with open_reader(db, server) as reader:
+    with Store(db, server).reader() as reader:
         return traffic_scoring_exists(reader, ident)
-
-
-def run_baseline(
-    db: Path | None, server: str | None, baseline: str | None, agent: str, eval_sets: list[str]
-) -> Baseline | None:
-    """`run --baseline`, resolved before any case runs (a typo costs nothing): `previous`
-    is the latest stored run of this agent over these eval sets. A report file is read
-    without opening the database, which a CI job on a fresh machine does not have yet."""
-    from tracegrade.report.baseline import (
-        PREVIOUS,
-        BaselineError,
-        Subject,
-        is_report_file,
-        resolve_baseline,
-    )
-    from tracegrade.store import resolve_path
-
-    if baseline is None:
-        return None
-    if is_report_file(baseline):
-        return resolve_baseline(None, baseline)
-    if server is None and not resolve_path(db).exists():
-        raise BaselineError(
-            f"--baseline {baseline}: no database at {resolve_path(db)} to find it in; on a "
-            "fresh machine give main's JSON report instead (--baseline main-report.json)"
-        )
-    subject = Subject.of_eval_sets(agent, eval_sets) if baseline == PREVIOUS else None
-    with open_reader(db, server) as reader:
-        return resolve_baseline(reader, baseline, subject)
 
 
 def diff_named(
@@ -96,7 +67,7 @@ def diff_named(
 
     if is_report_file(base) and is_report_file(new):
         return diff_named(None, base, new, tolerances)
-    with open_reader(db, server) as reader:
+    with Store(db, server).reader() as reader:
         return diff_named(reader, base, new, tolerances)
 
 
@@ -115,7 +86,7 @@ def traffic_diff(
 
     if rule is None and (is_report_file(str(base)) or is_report_file(str(new))):
         return None
-    with open_reader(db, server) as reader:
+    with Store(db, server).reader() as reader:
         base, new = latest_two(reader, rule) if rule else (str(base), str(new))
         if not traffic_sides(reader, base, new):
             return None
@@ -216,7 +187,7 @@ def emit_traffic(
     )
     from tracegrade.report.traffic_markdown import traffic_to_markdown
 
-    with open_reader(db, server, shards) as reader:
+    with Store(db, server, shards).reader() as reader:
         report = build_traffic_report(reader, scoring_id)
         if markdown:
             typer.echo(traffic_to_markdown(report), nl=False)

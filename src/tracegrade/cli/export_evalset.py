@@ -34,14 +34,14 @@ def export_evalset(
     Each matching turn's session becomes one case, its conversation up to that turn, with
     the tool calls and final response of the time as the expectation: review them.
     """
-    from tracegrade.cli._access import open_reader
     from tracegrade.evalset import write_eval_set
     from tracegrade.evalset.from_traffic import cases_from_traffic
     from tracegrade.report.values import plural
+    from tracegrade.workspace.store import Store
 
     prepare_outputs({"OUT": out})
     set_id = eval_set_id or out.name.removesuffix(".json").removesuffix(".evalset")
-    with user_errors(), open_reader(db, server) as reader, sql_errors(f"--where {where!r}"):
+    with user_errors(), Store(db, server).reader() as reader, sql_errors(f"--where {where!r}"):
         exported = cases_from_traffic(reader, where, set_id, limit)
     for warning in exported.warnings:
         typer.echo(f"tracegrade: {warning}", err=True)

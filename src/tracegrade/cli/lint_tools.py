@@ -33,9 +33,9 @@ def lint_tools(
         if agent is not None:
             definitions = agent_definitions(agent)
         else:
-            from tracegrade.cli._access import open_reader
+            from tracegrade.workspace.store import Store
 
-            with open_reader(db, server) as reader:
+            with Store(db, server).reader() as reader:
                 definitions = stored_definitions(reader)
     findings = lint(definitions)
     for finding in findings:

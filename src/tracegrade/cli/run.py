@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -21,18 +21,12 @@ from tracegrade.cli._common import (
     MetricsOption,
     ServerOption,
     TagOption,
-    fail,
     judge_options,
     prepare_outputs,
     quiet_agent_logs,
     user_errors,
 )
 from tracegrade.terminal_safe import terminal_text
-
-if TYPE_CHECKING:
-    from tracegrade.harness import RunPlan
-    from tracegrade.remote import RemoteDatabase
-    from tracegrade.scoring.config_file import LoadedConfig
 
 
 def run(
@@ -95,120 +89,56 @@ def run(
     errors (agent, model or tool crashed), 4 cases not evaluated, 130 interrupted.
     """
     from tracegrade.cli._progress import case_progress
-    from tracegrade.cli._report import emit_report, run_baseline
+    from tracegrade.cli._report import emit_report
     from tracegrade.report.values import plural
-    from tracegrade.scoring import load_scoring_config
-    from tracegrade.scoring.config_file import allowing_not_evaluated
+    from tracegrade.workspace.evaluation import prepare_eval, run_prepared
+    from tracegrade.workspace.requests import EvalRequest
+    from tracegrade.workspace.store import Store
 
     prepare_outputs({"--json": json_path, "--junit": junit, "--html": html})
     if not verbose:
         quiet_agent_logs()
     with user_errors():
-        # What can be checked without the agent is, first: its import alone takes seconds.
-        criteria = load_scoring_config(config, eval_sets, metrics or [])
-        base = run_baseline(db, server if otlp_endpoint else None, baseline, agent, eval_sets)
-        if allow_not_evaluated:
-            criteria = allowing_not_evaluated(criteria)
-        from tracegrade.harness import RunOptions, plan_run
-        from tracegrade.scoring.evaluate import evaluate, evaluate_over_otlp
-        from tracegrade.scoring.judging import check_judges, judges_resolve
-
-        # Without the agent: a judge only its module registers is recorded as coming from it.
-        judges_outside_agent = judges_resolve(criteria.config, criteria.specs)
-        options = RunOptions(
-            eval_sets=eval_sets,
+        request = EvalRequest(
+            eval_sets=tuple(eval_sets),
             agent=agent,
+            config=config,
+            metric_dirs=tuple(metrics or ()),
             repeats=repeats,
             parallel=parallel,
             turn_timeout_s=turn_timeout,
-            criteria=criteria.raw or {},
             ignore_unknown_keys=ignore_unknown_keys,
-            tags=tags or [],
+            allow_not_evaluated=allow_not_evaluated,
+            judge=judge_options(judge_concurrency, judge_budget_usd, judge_timeout, judge_retries),
+            otlp_endpoint=otlp_endpoint,
+            baseline=baseline,
+            tags=tuple(tags or ()),
         )
-        plan = plan_run(options)
-        # After the agent: a judge may live in its package, which loading it puts on the path.
-        check_judges(criteria.config, criteria.specs)
-        if not judges_outside_agent:
-            criteria = _judges_from_agent(criteria, plan)
-        remote = _scoring_server(db, server, metrics or []) if otlp_endpoint else None
-        if remote is not None:  # it scores: it must know every judge before the first case
-            _check_server_judges(remote, criteria.raw)
-        for warning in (w for loaded in plan.eval_sets for w in loaded.warnings):
+        # Over OTLP the server the spans end up in holds the store; else the file does.
+        store = Store(db, server if otlp_endpoint else None)
+        prepared = prepare_eval(request, store)  # everything checked before the first case
+        for warning in prepared.warnings:
             typer.echo(f"tracegrade: {warning}", err=True)
-        for case, reason in plan.not_replayable:
-            skipped = terminal_text(f"skipping case '{case.case_id}': {reason}")
-            typer.echo(f"tracegrade: {skipped}", err=True)
-        judge = judge_options(judge_concurrency, judge_budget_usd, judge_timeout, judge_retries)
-        with case_progress(plan.total) as progress:
-            if otlp_endpoint and remote is not None:
-                evaluation = evaluate_over_otlp(
-                    plan, criteria, otlp_endpoint, remote, progress, judge=judge
-                )
-            else:
-                evaluation = evaluate(plan, criteria, db, progress, judge)
-        if evaluation.capture.lost:
+        for skipped in prepared.not_replayable:
+            line = terminal_text(f"skipping case '{skipped.case_id}': {skipped.reason}")
+            typer.echo(f"tracegrade: {line}", err=True)
+        with case_progress(prepared.plan.total) as progress:
+            evaluation = run_prepared(prepared, progress)
+        if evaluation.spans_lost:
             typer.echo(
-                f"tracegrade: {plural(evaluation.capture.lost, 'span')} "
-                f"{'was' if evaluation.capture.lost == 1 else 'were'} lost while recording: "
+                f"tracegrade: {plural(evaluation.spans_lost, 'span')} "
+                f"{'was' if evaluation.spans_lost == 1 else 'were'} lost while recording: "
                 "some turns may be incomplete",
                 err=True,
             )
-        scoring_id = evaluation.scoring["scoring_id"]
         code = emit_report(
             db,
-            server if otlp_endpoint else None,
-            scoring_id,
+            store.server,
+            evaluation.scoring_id,
             json_path,
             junit,
-            base,
+            prepared.baseline,
             html=html,
             markdown=markdown,
         )
     raise typer.Exit(int(code))
-
-
-def _judges_from_agent(criteria: LoadedConfig, plan: RunPlan) -> LoadedConfig:
-    """The criteria the run records, naming the agent's module among `judge_imports`: a
-    later `score --run`, or a server given it, finds the judges it registered again."""
-    from tracegrade.harness import agent_source
-    from tracegrade.scoring.config_file import with_judge_import
-
-    criteria = with_judge_import(criteria, agent_source(plan.options.agent))
-    plan.options = plan.options.model_copy(update={"criteria": criteria.raw or {}})
-    return criteria
-
-
-def _check_server_judges(remote: RemoteDatabase, raw: dict[str, Any] | None) -> None:
-    """Refuse the run, before any case, if the server could not resolve its judges."""
-    from tracegrade.remote import RemoteError
-
-    try:
-        remote.score({"config": raw, "check_judges": True})
-    except RemoteError as exc:
-        if ": 400 " not in str(exc):  # not refused: unreachable, or no access, said as is
-            raise
-        imports = (raw or {}).get("tracegrade", {}).get("judge_imports") or ["MODULE"]
-        start = " ".join(f"--judge-import {m}" for m in imports)
-        reason = str(exc).partition(": 400 ")[2]
-        raise fail(
-            f"--server {remote.url}: it cannot score this run's judges ({reason}); "
-            f"start it with `tracegrade serve ... {start}`"
-        ) from None
-
-
-def _scoring_server(db: Path | None, server: str | None, metrics: list[Path]) -> RemoteDatabase:
-    """The `tracegrade serve` the OTLP spans end up in, which will score them."""
-    from tracegrade.remote import RemoteDatabase, find_server
-    from tracegrade.store import resolve_path
-
-    if metrics:
-        raise fail("--metrics: with --otlp-endpoint the server scores, with its own metrics")
-    if server:
-        return RemoteDatabase(server)
-    found = find_server(resolve_path(db))
-    if found is None:
-        raise fail(
-            "--otlp-endpoint: give --server, the URL of the tracegrade serve the spans end "
-            "up in (e.g. http://127.0.0.1:4319 with docker compose), so it can score them"
-        )
-    return RemoteDatabase.for_server(found)

@@ -30,15 +30,15 @@ def runs(
 ) -> None:
     """List stored eval runs, newest first, with their latest verdicts (--traffic: the
     scorings of traffic, newest first)."""
-    from tracegrade.cli._access import open_reader
     from tracegrade.report import (
         list_runs,
         list_traffic_scorings,
         render_runs,
         render_traffic_scorings,
     )
+    from tracegrade.workspace.store import Store
 
-    with user_errors(), open_reader(db, server) as reader:
+    with user_errors(), Store(db, server).reader() as reader:
         if traffic:
             scorings = list_traffic_scorings(reader, limit)
             text, items = render_traffic_scorings(scorings), [s.model_dump() for s in scorings]

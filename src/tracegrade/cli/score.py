@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -82,10 +82,10 @@ def score(
     Traffic options that select no stored turn (a quiet window, a small --sample) print one
     line saying so and exit 6: nothing was scored, nothing is wrong with the options.
     """
-    from tracegrade.cli._access import scoring_target
     from tracegrade.cli._report import emit_report, emit_traffic
-    from tracegrade.scoring import load_scoring_config
     from tracegrade.scoring.selection import parse_since
+    from tracegrade.workspace.requests import ScoreRequest, load_criteria
+    from tracegrade.workspace.store import Store
 
     prepare_outputs({"--json": json_path, "--junit": junit, "--html": html})
     with user_errors():
@@ -93,28 +93,24 @@ def score(
             from tracegrade.scoring.judging.resolve import import_judge_modules
 
             import_judge_modules(judge_import)
-        request: dict[str, Any] = {
-            "run_id": run,
-            "since_s": parse_since(since).total_seconds() if since is not None else None,
-            "sample": sample,
-            "where": where,
-            "config": load_scoring_config(config, metric_dirs=metrics or []).raw
-            if config
-            else None,
-            "judge": judge_options(
-                judge_concurrency, judge_budget_usd, judge_timeout, judge_retries
-            ),
-        }
+        request = ScoreRequest(
+            run_id=run,
+            criteria=load_criteria(config, (), metrics or ()) if config else None,
+            metric_dirs=tuple(metrics or ()),
+            judge=judge_options(judge_concurrency, judge_budget_usd, judge_timeout, judge_retries),
+            since_s=parse_since(since).total_seconds() if since is not None else None,
+            sample=sample,
+            where=where,
+        )
         first, shards = (db[0], db[1:]) if db else (None, [])
-        target = scoring_target(first, server, metrics or [], shards)
-        with target as scoring, _where_errors(where):
-            summary = scoring.score(request)
-        scoring_id = summary["scoring_id"]
-        if summary["run_id"] is None:
-            code = emit_traffic(first, server, scoring_id, json_path, junit, html, shards)
+        store = Store(first, server, shards)
+        with store.scoring(request.metric_dirs) as target, _where_errors(where):
+            summary = target.score(request)
+        if summary.run_id is None:
+            code = emit_traffic(first, server, summary.scoring_id, json_path, junit, html, shards)
         else:
             code = emit_report(
-                first, server, scoring_id, json_path, junit, html=html, shards=shards
+                first, server, summary.scoring_id, json_path, junit, html=html, shards=shards
             )
     raise typer.Exit(int(code))
 

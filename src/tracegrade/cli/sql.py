@@ -42,12 +42,12 @@ def sql(
     server: ServerOption = None,
 ) -> None:
     """Run a read-only query: statements that write are refused."""
-    from tracegrade.cli._access import open_reader
     from tracegrade.store.readonly import read_only_statement
+    from tracegrade.workspace.store import Store
 
     with user_errors():
         read_only_statement(query)
-        with open_reader(db, server) as reader, sql_errors("the query failed"):
+        with Store(db, server).reader() as reader, sql_errors("the query failed"):
             columns, rows = reader.query(query)
     typer.echo(_render(columns, rows, format), nl=False)
 

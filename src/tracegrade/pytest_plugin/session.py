@@ -11,16 +11,12 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-import duckdb
-
-from tracegrade.capture import Capture, DuckDBSpanExporter, configure
-from tracegrade.errors import TracegradeError
-from tracegrade.harness import RunOptions, RunResult, run_eval
 from tracegrade.pytest_plugin.results import EvalRunResult
 from tracegrade.pytest_plugin.spec import CaseParam, EvalCases
-from tracegrade.report import build_report
-from tracegrade.scoring import LoadedConfig, Selection, load_scoring_config, score
-from tracegrade.store import LocalReader
+from tracegrade.workspace.api import read_report
+from tracegrade.workspace.evaluation import evaluate
+from tracegrade.workspace.requests import Criteria, EvalRequest, judge_settings, load_criteria
+from tracegrade.workspace.store import Store
 
 _UNSELECTABLE = (",", ":")  # characters `file.json:a,b` cannot carry in a case id
 
@@ -48,7 +44,7 @@ class EvalSession:
         self._repeats = repeats
         self._parallel = parallel
         self._selected = selected
-        self._capture: Capture | None = None
+        self._store = Store(db_path)
         self._runs: dict[EvalCases, EvalRunResult | Exception] = {}
 
     @property
@@ -70,40 +66,33 @@ class EvalSession:
         return outcome
 
     def close(self) -> None:
-        if self._capture is not None:
-            self._capture.shutdown()
+        self._store.close()
         if self._tempdir is not None:
             shutil.rmtree(self._tempdir, ignore_errors=True)
 
     def _replay_and_score(self, spec: EvalCases) -> EvalRunResult:
-        capture = self._start_capture()
-        loaded = load_scoring_config(spec.config, list(spec.eval_sets), spec.metric_dirs)
-        result = run_eval(self._options(spec, loaded))
-        if not capture.flush():
-            raise TracegradeError(f"spans of run {result.run_id} were not all stored in time")
-        connection = _reading_connection(capture)
-        try:
-            _require_turns(connection, result)
-            scored = score(connection, Selection(run_id=result.run_id), loaded.config, loaded.specs)
-            report = build_report(LocalReader(connection), scoring_id=scored.scoring_id)
-        finally:
-            connection.close()
-        skipped = {(c.eval_set_id, c.case_id): why for c, why in result.not_replayable}
+        # One capture for the session, added to an SDK provider already installed (OTel
+        # allows one per process); the run is scored and read through its connection.
+        self._store.keep_capture(service_name="tracegrade-pytest")
+        criteria = load_criteria(spec.config, spec.eval_sets, [Path(d) for d in spec.metric_dirs])
+        result = evaluate(self._request(spec, criteria), self._store)
+        report = read_report(self._store, scoring_id=result.scoring_id)
+        skipped = {(s.eval_set_id, s.case_id): s.reason for s in result.not_replayable}
         return EvalRunResult(report, str(self.db_path), skipped)
 
-    def _start_capture(self) -> Capture:
-        # Added to an SDK provider already installed (OTel allows one per process).
-        if self._capture is None:
-            self._capture = configure(self.db_path, service_name="tracegrade-pytest")
-        return self._capture
-
-    def _options(self, spec: EvalCases, loaded: LoadedConfig) -> RunOptions:
-        return RunOptions(
-            eval_sets=_selection(spec, self._selected.get(spec)),
+    def _request(self, spec: EvalCases, criteria: Criteria) -> EvalRequest:
+        """What `tracegrade run` would be asked: the criteria found for the whole spec (a
+        selection of its cases finds the same file), the settings `eval_cases` gave."""
+        return EvalRequest(
+            eval_sets=tuple(_selection(spec, self._selected.get(spec))),
             agent=spec.agent,
+            config=criteria,
             repeats=self._repeats or spec.repeats or 1,
             parallel=self._parallel or spec.parallel or 1,
-            criteria=loaded.raw or {},
+            turn_timeout_s=spec.turn_timeout_s,
+            ignore_unknown_keys=spec.ignore_unknown_keys,
+            allow_not_evaluated=spec.allow_not_evaluated,
+            judge=judge_settings(dict(spec.judge)),
         )
 
 
@@ -118,22 +107,3 @@ def _selection(spec: EvalCases, chosen: Iterable[CaseParam] | None) -> list[str]
     if not by_file or any(ch in case_id for case_id in ids for ch in _UNSELECTABLE):
         return list(spec.eval_sets)
     return [f"{path}:{','.join(sorted(cases))}" for path, cases in sorted(by_file.items())]
-
-
-def _reading_connection(capture: Capture) -> duckdb.DuckDBPyConnection:
-    exporter = capture.exporter
-    assert isinstance(exporter, DuckDBSpanExporter)  # configure() writes to DuckDB
-    # A cursor is a connection of its own: the exporter's thread keeps the writer's.
-    return exporter.writer.connection.cursor()
-
-
-def _require_turns(connection: duckdb.DuckDBPyConnection, result: RunResult) -> None:
-    found = connection.execute(
-        "SELECT count(*) FROM turns WHERE run_id = ?", [result.run_id]
-    ).fetchall()
-    if result.outcomes and found[0][0] == 0:
-        raise TracegradeError(
-            f"no spans of run {result.run_id} reached the database: a global OpenTelemetry "
-            "tracer provider that is not the SDK's is installed, so tracegrade could not add "
-            "its span processor to it"
-        )

@@ -6,12 +6,15 @@ Kept free of heavy imports: pytest imports the plugin in every run, used or not.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pytest
+
+if TYPE_CHECKING:
+    from tracegrade.workspace.requests import JudgeSettings
 
 MARKER = "tracegrade_eval"
 
@@ -31,6 +34,11 @@ class EvalCases:
     repeats: int | None = None
     parallel: int | None = None
     metric_dirs: tuple[str, ...] = ()
+    judge: tuple[tuple[str, Any], ...] = ()
+    """The judge settings given (`JudgeSettings` fields), as items: a spec is hashable."""
+    turn_timeout_s: float = 600.0
+    ignore_unknown_keys: bool = False
+    allow_not_evaluated: bool = False
 
     def parametrize(self, function: TestFunction) -> TestFunction:
         """Mark a test with these eval cases: a `case_result` argument makes it one test
@@ -47,6 +55,10 @@ class EvalCases:
             repeats=self.repeats,
             parallel=self.parallel,
             metric_dirs=tuple(_under(root, d) for d in self.metric_dirs),
+            judge=self.judge,
+            turn_timeout_s=self.turn_timeout_s,
+            ignore_unknown_keys=self.ignore_unknown_keys,
+            allow_not_evaluated=self.allow_not_evaluated,
         )
 
 
@@ -67,6 +79,10 @@ def eval_cases(
     repeats: int | None = None,
     parallel: int | None = None,
     metric_dirs: tuple[str | os.PathLike[str], ...] = (),
+    judge: JudgeSettings | Mapping[str, Any] | None = None,
+    turn_timeout_s: float = 600.0,
+    ignore_unknown_keys: bool = False,
+    allow_not_evaluated: bool = False,
 ) -> EvalCases:
     """Eval cases for tests to check, one test per case.
 
@@ -75,6 +91,10 @@ def eval_cases(
     file; by default the test_config.json beside the one eval-set file named (ADK's rule),
     else ADK's default criteria. Relative paths are from pytest's rootdir. `repeats` and
     `parallel` default to 1; `--tracegrade-repeats` / `--tracegrade-parallel` override them.
+    The rest are `tracegrade run`'s settings of the same names (`tracegrade.EvalRequest`):
+    `judge` takes a `tracegrade.JudgeSettings` or a mapping of its fields (`concurrency`,
+    `budget_usd`, `timeout_s`, `retries`: `--judge-concurrency`, `--judge-budget-usd`,
+    `--judge-timeout`, `--judge-retries`), checked when the cases run.
     """
     if not eval_sets:
         raise TypeError("eval_cases() needs at least one eval set")
@@ -85,7 +105,19 @@ def eval_cases(
         repeats=repeats,
         parallel=parallel,
         metric_dirs=tuple(os.fspath(d) for d in metric_dirs),
+        judge=_judge_items(judge),
+        turn_timeout_s=turn_timeout_s,
+        ignore_unknown_keys=ignore_unknown_keys,
+        allow_not_evaluated=allow_not_evaluated,
     )
+
+
+def _judge_items(judge: JudgeSettings | Mapping[str, Any] | None) -> tuple[tuple[str, Any], ...]:
+    """The settings given, without importing pydantic models into every pytest run."""
+    if judge is None:
+        return ()
+    given = judge if isinstance(judge, Mapping) else judge.model_dump(exclude_unset=True)
+    return tuple(sorted(given.items()))
 
 
 def _under(root: Path, spec: str) -> str:

@@ -23,7 +23,6 @@ from tracegrade.report.diff import (
     CaseDiff,
     DiffTolerances,
     RunDiff,
-    check_baseline,
     diff_reports,
     diff_runs,
 )
@@ -72,7 +71,6 @@ __all__ = [
     "build_overview",
     "build_report",
     "build_traffic_report",
-    "check_baseline",
     "diff_reports",
     "diff_runs",
     "diff_to_json",

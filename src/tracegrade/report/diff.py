@@ -32,7 +32,6 @@ from tracegrade.report.diff_measures import (
     verdict_change,
 )
 from tracegrade.report.models import CaseReport, RunReport
-from tracegrade.report.queries import find_scoring
 from tracegrade.report.run import build_report
 from tracegrade.report.values import plural
 from tracegrade.store.reader import Reader
@@ -48,7 +47,6 @@ __all__ = [
     "DiffTotals",
     "MetricDiff",
     "RunDiff",
-    "check_baseline",
     "diff_reports",
     "diff_runs",
 ]
@@ -124,12 +122,6 @@ class RunDiff(BaseModel):
     @property
     def only_in_new(self) -> list[str]:
         return [f"{c.eval_set_id}/{c.case_id}" for c in self.of("new")]
-
-
-def check_baseline(reader: Reader, run_id: str) -> None:
-    """Refuse a baseline that is not a scored run (a typo) before anything is diffed
-    against it: `tracegrade run --baseline` checks it before the first case runs."""
-    find_scoring(reader, None, run_id)
 
 
 def diff_runs(

@@ -21,9 +21,9 @@ from typing import Any
 import duckdb
 
 from tracegrade.errors import NothingSelected, TracegradeError
-from tracegrade.scoring.stored import score_request
 from tracegrade.server.cancel import Cancellation
 from tracegrade.store.archive_location import layer_archive
+from tracegrade.workspace.scoring import answer_wire
 
 
 class ScoringFailed(Exception):
@@ -76,7 +76,8 @@ class ScoringRequests:
         try:
             request = _parse(body)
             with self._scoring_cursor(cancel) as cursor, imports_refused(_NO_IMPORTS):
-                summary = score_request(
+                # The application layer reads the body into a ScoreRequest and scores it.
+                summary = answer_wire(
                     cursor, request, stop=lambda: cancel.reason, token=self._token
                 )
                 return json.dumps(summary).encode()

@@ -50,18 +50,18 @@ def score(
     the limit, 4 not evaluated, 5 incomplete, 2 bad input."""
     from pyspark.sql import SparkSession
 
-    from tracegrade.scoring import load_scoring_config
     from tracegrade.scoring.selection import parse_since
     from tracegrade.spark import SparkScoring, score_to
+    from tracegrade.workspace.requests import ScoreRequest, load_criteria
 
     try:
-        scoring = SparkScoring(
+        request = ScoreRequest(
             run_id=run,
-            since=parse_since(since) if since is not None else None,
+            criteria=load_criteria(config) if config else None,
+            since_s=parse_since(since).total_seconds() if since is not None else None,
             sample=sample,
-            config=load_scoring_config(config).raw if config else None,
-            partitions=partitions,
         )
+        scoring = SparkScoring.from_request(request, partitions)
         builder = SparkSession.builder.appName("tracegrade-score")
         if master:
             builder = builder.master(master)

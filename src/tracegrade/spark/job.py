@@ -28,6 +28,8 @@ from tracegrade.spark.tasks import TASK_ROWS_DDL, partition_scorer
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
+    from tracegrade.workspace.requests import ScoreRequest
+
 _TRACE_ID_SPACE = 2**64
 _EVAL_SPANS = (
     "scope_name = 'tracegrade' AND name IN ('tracegrade.eval_run', 'tracegrade.eval_case')"
@@ -44,6 +46,21 @@ class SparkScoring:
     config: dict[str, Any] | None = None
     partitions: int = 16
     now_ns: int = field(default_factory=time.time_ns)
+
+    @classmethod
+    def from_request(cls, request: ScoreRequest, partitions: int = 16) -> SparkScoring:
+        """The scoring `tracegrade score` would be asked for, on Spark: the same request
+        (its criteria parsed once), without what Spark's tasks cannot do (a SQL `where`)."""
+        if request.where is not None:
+            raise ConfigError("--where is not scored on Spark: select with --since, --sample")
+        since = request.since_s
+        return cls(
+            run_id=request.run_id,
+            since=dt.timedelta(seconds=since) if since is not None else None,
+            sample=request.sample,
+            config=request.criteria.raw if request.criteria is not None else None,
+            partitions=partitions,
+        )
 
     def selection(self) -> Selection:
         """The selection `tracegrade score` makes, its `since` cut at this job's `now_ns`

@@ -1,0 +1,105 @@
+"""Scoring what is already stored, asked for as one typed `ScoreRequest`.
+
+The same request scores a file this process opened, or is sent to the `tracegrade serve`
+that holds the file (POST /v1/score, `ScoreRequest.to_wire`), which reads it back and
+calls `score_stored` itself (`answer_wire`); serve's online scoring calls it too.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import duckdb
+
+from tracegrade.scoring.criteria import parse_config
+from tracegrade.scoring.engine import score
+from tracegrade.scoring.judging import check_judges
+from tracegrade.scoring.judging.settings import Stop
+from tracegrade.scoring.metrics import available_metrics
+from tracegrade.scoring.selection import Selection
+from tracegrade.scoring.stored import latest_run_id, run_criteria
+from tracegrade.workspace.requests import Criteria, ScoreRequest, criteria_of
+from tracegrade.workspace.results import JudgesResolved, ScoreResult
+
+
+def score_stored(
+    connection: duckdb.DuckDBPyConnection,
+    request: ScoreRequest,
+    *,
+    stop: Stop | None = None,
+    token: str | None = None,
+) -> ScoreResult:
+    """Score what `request` selects; the scoring id and the gate's verdict.
+
+    A `where` runs first, alone, through the read-only guard; the scoring's writes then
+    happen in one transaction, so a scoring stopped half-way (an error, a time limit,
+    `stop` giving a reason while judges are asked) leaves nothing behind but the judges'
+    answers it paid for, which the next scoring reuses. Without a `run_id` the latest run
+    is scored: the one received last, of those attested under `token` when it is given."""
+    run_id = None if request.traffic else (request.run_id or latest_run_id(connection, token))
+    criteria = _criteria(connection, request, run_id)
+    selection = _selection(request, run_id).resolved(connection)
+    connection.execute("BEGIN TRANSACTION")
+    try:
+        result = score(
+            connection, selection, criteria.config, criteria.specs, request.judge, stop=stop
+        )
+    except BaseException:
+        connection.execute("ROLLBACK")
+        raise
+    connection.execute("COMMIT")
+    return ScoreResult(
+        scoring_id=result.scoring_id,
+        run_id=result.run_id,
+        turns=result.turns,
+        verdict=result.verdict,
+        exit_code=result.exit_code,
+    )
+
+
+def resolve_judges(request: ScoreRequest) -> JudgesResolved:
+    """Resolve the judges the request's criteria name (none given: ADK's default criteria,
+    as a run made without a criteria file has), scoring nothing: can this process judge a
+    run made with them? No run need be stored yet."""
+    specs = request.specs()
+    config = request.criteria.config if request.criteria else parse_config(None, specs)
+    check_judges(config, specs)
+    return JudgesResolved()
+
+
+def answer_wire(
+    connection: duckdb.DuckDBPyConnection,
+    body: dict[str, Any],
+    *,
+    stop: Stop | None = None,
+    token: str | None = None,
+) -> dict[str, Any]:
+    """A JSON request body (POST /v1/score) read into a `ScoreRequest` and answered."""
+    request = ScoreRequest.from_wire(body, available_metrics())
+    if request.check_judges:
+        return resolve_judges(request).model_dump(mode="json")
+    return score_stored(connection, request, stop=stop, token=token).model_dump(mode="json")
+
+
+def _criteria(
+    connection: duckdb.DuckDBPyConnection, request: ScoreRequest, run_id: str | None
+) -> Criteria:
+    """The criteria given, else those the run was made with, else (traffic) none: traffic
+    has no expected answers, so ADK's defaults cannot apply."""
+    if request.criteria is not None:
+        return request.criteria
+    specs = request.specs()
+    if run_id is None:
+        return criteria_of({"criteria": {}}, specs, "the criteria given")
+    return criteria_of(run_criteria(connection, run_id), specs, "the run's criteria")
+
+
+def _selection(request: ScoreRequest, run_id: str | None) -> Selection:
+    since = request.since_s
+    return Selection(
+        run_id=run_id,
+        since=dt.timedelta(seconds=since) if since is not None else None,
+        sample=request.sample,
+        where=request.where,
+    )
