@@ -65,7 +65,9 @@ def test_every_judge_setting_of_run_is_one_the_plugin_sets(
         session.close()
     assert request.judge == cli.judge
     # A `JudgeSettings` is taken as well as its fields; every field, not only the CLI's.
-    every = JudgeSettings(concurrency=5, timeout_s=1.0, retries=0, backoff_s=0.5, budget_usd=1.0)
+    every = JudgeSettings(
+        concurrency=5, timeout_s=1.0, retries=0, backoff_s=0.5, budget_usd=1.0, max_calls=10
+    )
     spec = eval_cases(str(EVALSET), agent="nowhere:agent", judge=every)
     assert dict(spec.judge) == every.model_dump()
 
