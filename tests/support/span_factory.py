@@ -39,12 +39,16 @@ class SeededRandomIds(IdGenerator):
         return self._rng.getrandbits(128) or 1
 
 
-def adk_like_spans(turns: int, seed: int = 1, random_ids: bool = False) -> list[ReadableSpan]:
+def adk_like_spans(
+    turns: int, seed: int = 1, random_ids: bool = False, resource: dict[str, str] | None = None
+) -> list[ReadableSpan]:
     """`turns` traces of workflow > agent > (model, tool, model), ADK v2 attribute names;
-    ids counted up from the seed, or random as in real traffic."""
+    ids counted up from the seed, or random as in real traffic; `resource`: the process's
+    resource attributes (service.name shop when not given)."""
     memory = InMemorySpanExporter()
     ids = SeededRandomIds(seed) if random_ids else SequentialIds(seed * 10_000)
-    provider = TracerProvider(resource=Resource.create({"service.name": "shop"}), id_generator=ids)
+    attributes = resource or {"service.name": "shop"}
+    provider = TracerProvider(resource=Resource.create(attributes), id_generator=ids)
     provider.add_span_processor(SimpleSpanProcessor(memory))
     tracer = provider.get_tracer("gcp.vertex.agent", "2.13.0")
     clock = itertools.count(1_767_225_600_000_000_000 + seed * 10**12, 1_000_000)
