@@ -30,7 +30,9 @@ WINDOWS = {"24h": (86_400, "hour"), "7d": (7 * 86_400, "hour"), "30d": (30 * 86_
 @dataclass(frozen=True)
 class SeriesPoint:
     t_ms: int
-    """The bucket's start, epoch milliseconds (what the plot's time axis takes)."""
+    """The bucket's start, epoch milliseconds."""
+    first_ms: int
+    """The first turn of this version in the bucket: where the plot draws the point."""
     at: str | None
     version: str | None
     mean: float | None
@@ -127,6 +129,7 @@ def _point(row: Row) -> SeriesPoint:
     t_us = int(row["bucket_us"])
     return SeriesPoint(
         t_ms=t_us // 1000,
+        first_ms=int(row["first_us"]) // 1000,
         at=iso_utc(t_us),
         version=as_str(row["service_version"]),
         mean=as_float(row["mean"]),

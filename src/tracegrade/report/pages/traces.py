@@ -143,7 +143,10 @@ def build_traces_page(
     scan = limit * _TEXT_OVERSCAN if wanted.text else limit
     traces = _newest_traces(reader, wanted, now, scan)
     text = wanted.text.lower() or None
-    found = rows(reader, "traces_turns", [t["trace_id"] for t in traces], text) if traces else []
+    found = []
+    if traces:
+        earliest = min(int(t["start_ns"]) for t in traces)
+        found = rows(reader, "traces_turns", [t["trace_id"] for t in traces], earliest, text)
     older = wanted.query(before_ns=traces[-1]["start_ns"]) if len(traces) >= scan else None
     here = "/traces" + (f"?{q}" if (q := wanted.query()) else "")
     return TracesPage(wanted, [_row(r) for r in found], older, here)
