@@ -12,7 +12,7 @@ in three to `support`, and one in 50 given a failed tool call (status ERROR, the
 event ADK records) that crashes the turn. It is copied in SQL (INSERT … SELECT) until it
 holds N turns: copy k of a trace gets new trace and span ids (md5 of k and the old ids), and
 the turns follow each other evenly over the 30 days before the build, so the last 24 hours
-hold N/30 turns. Cached under $TMPDIR/tracegrade-bench/traces/ by N and this file's hash.
+hold N/30 turns. Cached under $TMPDIR/tracegrade-bench/traces/ by N and the SQL that shapes it.
 
 Measured: `tracegrade serve`'s traces page renderer (tracegrade.report.pages.traces_live)
 over a read-only connection, as the page's SQL runs in serve, first (cold) and the median
@@ -25,11 +25,10 @@ import argparse
 import hashlib
 import os
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
-
-import sys
 
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -43,6 +42,7 @@ from tracegrade.store import LocalReader, connect
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
 from adk_spans import emit_turns  # noqa: E402 — bench/'s shared span shapes
+
 TEMPLATE_TURNS = 1_000
 DAYS = 30
 CACHE = Path(os.environ.get("TMPDIR", tempfile.gettempdir())) / "tracegrade-bench" / "traces"
@@ -68,7 +68,8 @@ UPDATE spans SET status_code = 'ERROR', status_message = 'ValueError: upstream t
 FROM ranks r WHERE spans.trace_id = r.trace_id AND r.rank % 50 = 7
     AND (name LIKE 'execute_tool get_time%' OR parent_span_id IS NULL
          OR name LIKE 'invoke_agent%');
-CREATE TEMP TABLE template AS SELECT s.*, r.first_ns, r.rank FROM spans s JOIN ranks r USING (trace_id);
+CREATE TEMP TABLE template AS
+SELECT s.*, r.first_ns, r.rank FROM spans s JOIN ranks r USING (trace_id);
 """
 # Copies first_copy .. last_copy of the template, turn g = k * TEMPLATE_TURNS + rank placed at
 # base + g * spacing (its spans keep their offsets from the turn's first span).
@@ -103,7 +104,10 @@ def main() -> None:
 
 
 def _store(turns: int) -> Path:
-    key = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:10]
+    shape = (
+        f"{_SHAPE}{_COPY}{TEMPLATE_TURNS}{DAYS}{Path(ROOT / 'bench' / 'adk_spans.py').read_text()}"
+    )
+    key = hashlib.sha256(shape.encode()).hexdigest()[:10]
     path = CACHE / f"traces-{turns}-{key}.duckdb"
     if path.exists():
         return path
@@ -114,6 +118,7 @@ def _store(turns: int) -> Path:
     _template(building)
     connection = connect(building)
     try:
+        connection.execute("SET enable_progress_bar = false")
         for statement in _SHAPE.split(";\n"):
             if statement.strip():
                 connection.execute(statement)
@@ -150,16 +155,20 @@ def _template(db: Path) -> None:
 def _measure(
     reader: LocalReader, label: str, query: dict[str, str], repeat: int, target_s: float
 ) -> None:
-    times = []
+    times, cpu = [], []
     for _ in range(repeat + 1):
-        started = time.perf_counter()
+        started, used = time.perf_counter(), time.process_time()
         html = pages.traces_live(reader, query)
         times.append(time.perf_counter() - started)
+        cpu.append(time.process_time() - used)
     rows = html.count('class="trace-turn')
     median = statistics.median(times[1:])
     verdict = "met" if median < target_s else "NOT met"
+    # CPU time (all of DuckDB's threads) says what the page costs when the machine is shared.
+    used = statistics.median(cpu[1:])
     print(f"{label}: {rows} turns listed; first {times[0] * 1000:.0f} ms, "
-          f"median of {repeat} {median * 1000:.0f} ms (target < {target_s * 1000:.0f} ms: {verdict})")  # fmt: skip
+          f"median of {repeat} {median * 1000:.0f} ms, CPU {used * 1000:.0f} ms "
+          f"(target < {target_s * 1000:.0f} ms: {verdict})")  # fmt: skip
     _steps(reader, query)
 
 

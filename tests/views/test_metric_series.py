@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
-from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -15,20 +14,24 @@ import pytest
 
 from tests.report.helpers import score_with
 from tests.support.paths import DATA
-from tracegrade.ingest import ingest_file
-from tracegrade.scoring import Selection
 from tests.support.span_factory import adk_like_spans
 from tests.support.views import dict_rows
 from tracegrade.capture import DuckDBSpanExporter
+from tracegrade.ingest import ingest_file
+from tracegrade.scoring import Selection
 from tracegrade.store import SpanWriter, connect
 
 TRACES = sorted((DATA / "traces").glob("adk_v2_*.otlp.jsonl"))
 CRITERIA = {"criteria": {"token_usage": {"max": 500}}, "tracegrade": {"max_error_rate": 1.0}}
 COLUMNS = "rule, metric, grain, bucket, agent, model, service_name, service_version"
+HOURLY = (
+    f"SELECT {COLUMNS}, turns_scored, evaluated, mean, p50, breaches, errors, tokens "  # noqa: S608 — constants
+    "FROM metric_series WHERE grain = 'hour'"
+)
 
 
 @pytest.fixture(scope="module")
-def db(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("series") / "series.duckdb"
     writer = SpanWriter.open(path)
     try:
@@ -45,7 +48,7 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         )
     finally:
         writer.close()
-    yield path
+    return path
 
 
 def _expected(connection: Any) -> dict[tuple[Any, ...], dict[str, Any]]:
@@ -85,9 +88,7 @@ def _expected(connection: Any) -> dict[tuple[Any, ...], dict[str, Any]]:
 def test_hourly_rows_are_the_latest_score_per_rule_turn_and_metric(db: Path) -> None:
     connection = connect(db, read_only=True)
     try:
-        found = dict_rows(connection, f"""
-            SELECT {COLUMNS}, turns_scored, evaluated, mean, p50, breaches, errors, tokens
-            FROM metric_series WHERE grain = 'hour'""")  # fmt: skip
+        found = dict_rows(connection, HOURLY)
         expected = _expected(connection)
     finally:
         connection.close()
@@ -123,14 +124,17 @@ def test_a_day_sums_its_hours_and_rates_are_shares_of_the_turns_scored(db: Path)
         assert r["error_rate"] == pytest.approx(r["errors"] / r["turns_scored"])
     token = next(r for r in rows if r["metric"] == "token_usage")
     assert token["threshold"] == 500
-    assert token["cost_usd"] is not None and token["cost_usd"] > 0  # the cost_usd scores
+    assert token["cost_usd"] is not None  # the cost_usd scores
+    assert token["cost_usd"] > 0
 
 
 def test_turns_carry_their_service_name_and_version(tmp_path: Path) -> None:
     db = tmp_path / "versions.duckdb"
     exporter = DuckDBSpanExporter(db)
     for seed, version in ((1, "1.4.2"), (2, None)):
-        resource = {"service.name": f"shop-{seed}"} | ({"service.version": version} if version else {})
+        resource = {"service.name": f"shop-{seed}"} | (
+            {"service.version": version} if version else {}
+        )
         exporter.export(adk_like_spans(2, seed=seed, resource=resource))
     exporter.shutdown()
     connection = connect(db, read_only=True)

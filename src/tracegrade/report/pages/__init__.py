@@ -21,8 +21,8 @@ from tracegrade.report.pages.monitor import build_monitor_page
 from tracegrade.report.pages.render import render
 from tracegrade.report.pages.run import PageLimits, RunPage, build_run_page
 from tracegrade.report.pages.sql import rows
-from tracegrade.report.pages.traffic import build_traffic_page
 from tracegrade.report.pages.traces import TracesFilter, build_traces_page
+from tracegrade.report.pages.traffic import build_traffic_page
 from tracegrade.report.pages.turn import build_turn_views, with_findings
 from tracegrade.report.queries import ReportError, find_scoring, iso_utc
 from tracegrade.report.run import build_cases
@@ -42,8 +42,8 @@ __all__ = [
     "run_file",
     "run_live",
     "runs_live",
-    "traffic_file",
     "traces_live",
+    "traffic_file",
     "traffic_live",
     "turn_live",
 ]
