@@ -181,7 +181,7 @@ def _steps(reader: LocalReader, query: dict[str, str]) -> None:
     traces = _newest_traces(reader, wanted, time.time_ns(), 100)
     picked = time.perf_counter() - started
     started = time.perf_counter()
-    earliest = min(int(t["start_ns"]) for t in traces)
+    earliest = min((int(t["start_ns"]) for t in traces), default=0)
     reader.query(report_sql("traces_turns"), [[t["trace_id"] for t in traces], earliest, None])
     facts = time.perf_counter() - started
     which = "traces_filtered" if wanted.spans_needed() else "traces_newest"

@@ -13,6 +13,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
@@ -142,7 +143,8 @@ def test_the_traces_filters_narrow_the_list(open_page: OpenPage, served: Server)
         "Where is my latest order?",
         "Refund order 99 please",
     ]
-    assert "agent=shop&errors=1" in page.url  # the form's own address
+    sent = parse_qs(urlsplit(page.url).query)  # the form's own address: shareable
+    assert (sent["agent"], sent["errors"]) == (["shop"], ["1"])
     assert narrowed(tool="refund") == ["Refund order 99 please"]
     assert narrowed(text="DISCOUNT") == ["Where is order 18?"]  # the final message's text
     assert narrowed(min_tokens="1000") == ["Where is order 18?"]

@@ -7,7 +7,6 @@ how to capture it."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-
 from urllib.parse import quote
 
 import pytest
@@ -85,9 +84,7 @@ def test_a_filter_that_cannot_be_read_is_a_400_naming_it(
         ("javascript:alert(1)", False),
     ],
 )
-def test_a_turn_links_back_only_to_serve_s_own_pages(
-    app: ServeApp, back: str, shown: bool
-) -> None:
+def test_a_turn_links_back_only_to_serve_s_own_pages(app: ServeApp, back: str, shown: bool) -> None:
     turn = _turn_ids(app)["shop:1"]
     page = app.request("GET", f"/turns/{turn}?back={quote(back, safe='')}").body.decode()
     assert ('class="back"' in page) is shown
@@ -102,4 +99,3 @@ def test_a_turn_without_content_says_how_to_capture_it(app: ServeApp) -> None:
     assert "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY" in bare
     captured = app.request("GET", f"/turns/{ids['shop:1']}").body.decode()
     assert "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT" not in captured
-
