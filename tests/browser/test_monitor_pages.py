@@ -21,6 +21,7 @@ from tests.browser.conftest import ROOT, tracegrade
 from tests.browser.monitor_judge import RATIONALE
 from tests.serve.helpers import Server, start_server
 from tests.support.browser import OpenPage, Watched, screenshot
+from tests.support.span_factory import adk_like_spans
 
 TOKEN = "monitor-browser-token"
 CRITERIA = {
@@ -190,4 +191,29 @@ def test_the_turn_page_shows_messages_traceback_and_rationale(
     page.locator("a.back").click()
     page.wait_for_url(f"{served.url}/traces?text=latest")
     assert _listed(page) == ["Where is my latest order?"]
+    watched.assert_clean()
+
+
+# Last in this module: it adds a turn to the served database the other tests count.
+def test_the_traces_page_fills_as_turns_arrive(open_page: OpenPage, served: Server) -> None:
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+    from opentelemetry.sdk.trace.export import SpanExportResult
+
+    watched = _signed_in(open_page, served, "/traces?follow=1")
+    page = watched.page
+    assert page.locator("table.traces tbody tr").count() == 5
+    assert page.locator("meta[http-equiv=refresh]").count() == 1
+    late = page.locator("table.traces td", has_text="late_app")
+    assert late.count() == 0
+    exporter = OTLPSpanExporter(
+        endpoint=f"{served.url}/v1/traces", headers={"authorization": f"Bearer {TOKEN}"}
+    )
+    spans = adk_like_spans(1, seed=42, resource={"service.name": "late_app"})
+    assert exporter.export(spans) == SpanExportResult.SUCCESS  # the real OTel SDK exporter
+    exporter.shutdown()
+    late.wait_for(timeout=30_000)  # the page reloads itself until the turn is listed
+    assert page.locator("table.traces tbody tr").count() == 6
+    page.get_by_role("link", name="stop").click()
+    page.wait_for_url(f"{served.url}/traces")
+    assert page.locator("meta[http-equiv=refresh]").count() == 0
     watched.assert_clean()

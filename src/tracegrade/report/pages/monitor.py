@@ -70,6 +70,11 @@ class MonitorPage:
     versions: list[VersionMark]
     windows: tuple[str, ...] = tuple(WINDOWS)
 
+    def traces_query(self) -> str:
+        """The traces page's query for this window's turns (of this agent and service)."""
+        values = {"since": self.window, "agent": self.agent, "service": self.service}
+        return urlencode({k: v for k, v in values.items() if v})
+
     def query(self, **changes: str | None) -> str:
         """This page's address query, changed as given (for the window and rule links)."""
         values = {"window": self.window, "rule": self.rule, "agent": self.agent,

@@ -24,6 +24,7 @@ from tracegrade.report.values import as_float, as_int, as_list, as_str
 from tracegrade.store.reader import Reader
 
 PAGE_TRACES = 100
+FOLLOW_S = 3
 # A text filter is checked exactly on the turns' user and final messages after a looser
 # check on the traces' model calls; this many more traces are read so a page stays full.
 _TEXT_OVERSCAN = 5
@@ -50,6 +51,8 @@ class TracesFilter:
     text: str = ""
     before_ns: int | None = None
     """Only traces whose root started before this (the "older" link's cursor)."""
+    follow: bool = False
+    """Reload the newest page every FOLLOW_S seconds, so it fills as turns arrive."""
 
     @classmethod
     def of(cls, query: dict[str, str]) -> TracesFilter:
@@ -67,6 +70,7 @@ class TracesFilter:
             min_tokens=_number(query, "min_tokens", int),
             text=query.get("text", "").strip(),
             before_ns=_number(query, "before", int),
+            follow=query.get("follow", "") in ("1", "on", "true"),
         )
 
     def since_ns(self, now_ns: int) -> int | None:
@@ -133,6 +137,8 @@ class TracesPage:
     """The query string of the next, older page; None when this page reached the end."""
     here: str
     """This page's address, for the turns' links back."""
+    refresh_s: int | None = None
+    """Seconds before the page reloads itself (following the newest turns), or None."""
     windows: tuple[str, ...] = WINDOWS
 
 
@@ -147,9 +153,13 @@ def build_traces_page(
     if traces:
         earliest = min(int(t["start_ns"]) for t in traces)
         found = rows(reader, "traces_turns", [t["trace_id"] for t in traces], earliest, text)
-    older = wanted.query(before_ns=traces[-1]["start_ns"]) if len(traces) >= scan else None
-    here = "/traces" + (f"?{q}" if (q := wanted.query()) else "")
-    return TracesPage(wanted, [_row(r) for r in found], older, here)
+    last = traces[-1]["start_ns"] if len(traces) >= scan else None
+    older = wanted.query(before_ns=last, follow=False) if last is not None else None
+    here = "/traces" + (f"?{q}" if (q := wanted.query(follow=False)) else "")
+    following = wanted.follow and wanted.before_ns is None
+    return TracesPage(
+        wanted, [_row(r) for r in found], older, here, FOLLOW_S if following else None
+    )
 
 
 def _newest_traces(reader: Reader, wanted: TracesFilter, now_ns: int, limit: int) -> list[Row]:

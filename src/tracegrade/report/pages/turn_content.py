@@ -103,8 +103,10 @@ def _detail_findings(metric: str, detail: Any) -> list[Finding]:
             text = f"“{sentence.get('sentence')}” is {label}: {sentence.get('rationale')}"
             found.append(Finding(metric, "sentence", text))
     for key in ("rationale", "reason", "judge_error"):
-        if detail.get(key):
-            found.append(Finding(metric, key, str(detail[key])))
+        said = str(detail.get(key) or "")
+        # hallucinations_v1's rationale repeats its first unsupported sentence's: once is enough.
+        if said and not any(said in f.text for f in found):
+            found.append(Finding(metric, key, said))
     return found
 
 
