@@ -210,7 +210,7 @@ def test_the_traces_page_fills_as_turns_arrive(open_page: OpenPage, served: Serv
     )
     spans = adk_like_spans(1, seed=42, resource={"service.name": "late_app"})
     assert exporter.export(spans) == SpanExportResult.SUCCESS  # the real OTel SDK exporter
-    exporter.shutdown()
+    exporter.shutdown()  # type: ignore[no-untyped-call]
     late.wait_for(timeout=30_000)  # the page reloads itself until the turn is listed
     assert page.locator("table.traces tbody tr").count() == 6
     page.get_by_role("link", name="stop").click()
