@@ -38,6 +38,9 @@
 --                      wrong answer
 --   error_type         the error's type
 --   error_message      the error's message
+--   service_name       the root span's resource service.name (OTEL_SERVICE_NAME)
+--   service_version    the root span's resource service.version (set it with
+--                      OTEL_RESOURCE_ATTRIBUTES=service.version=1.4.2)
 --
 -- tg_turns(normalised, tree, model_calls, calls, source): the same, over the relations so
 -- named (rows of agent_spans, span_tree, llm_calls, tool_calls, and their spans), as scoring
@@ -96,11 +99,12 @@ root_attrs AS (
     -- The root span's eval-run attributes, from `attrs` where the writer stored them: the
     -- JSON is read only for spans without (a CASE would read every span's attributes:
     -- ~2 of the view's ~4.7 s CPU at 1.16M ADK spans).
-    SELECT trace_id, span_id, attrs AS a
+    -- The resource is carried unread: only the roots' is parsed, after the join.
+    SELECT trace_id, span_id, attrs AS a, resource
     FROM query_table(source)
     WHERE attrs IS NOT NULL
     UNION ALL
-    SELECT trace_id, span_id, tg_span_attrs(attributes) AS a
+    SELECT trace_id, span_id, tg_span_attrs(attributes) AS a, resource
     FROM query_table(source)
     WHERE attrs IS NULL
 ),
@@ -148,7 +152,9 @@ SELECT
     t.args_captured,
     coalesce(s.is_error, false) AS is_error,
     s.error_type,
-    s.error_message
+    s.error_message,
+    r.service_name,
+    ra.resource->>'service.version' AS service_version
 FROM summary s
 JOIN query_table(normalised) r ON r.trace_id = s.trace_id AND r.span_id = s.root_span_id
 JOIN root_attrs ra ON ra.trace_id = s.trace_id AND ra.span_id = s.root_span_id

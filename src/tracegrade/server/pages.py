@@ -1,5 +1,6 @@
 """The live pages: `GET /` (runs and traffic scorings), `/runs/<run>`, `/runs/<run>/cases/
-<eval set>/<case>`, `/turns/<turn>` and `/traffic/<scoring>`, rendered per request by the
+<eval set>/<case>`, `/turns/<turn>`, `/traffic/<scoring>`, `/traces` (turns as they
+arrive, filtered) and `/monitor` (traffic metrics over time), rendered per request by the
 same renderer as `--html` files (tracegrade.report.pages), read through the same guard and
 read-only transactions as POST /v1/sql.
 
@@ -43,6 +44,7 @@ _HEADERS = [
     ("cache-control", "no-store"),
 ]
 _PREFIXES = ("/runs/", "/turns/", "/traffic/")
+_PAGES = ("/", "/traces", "/monitor")
 
 Render = Callable[[Reader], str]
 
@@ -52,7 +54,7 @@ class BadPageRequest(TracegradeError):
 
 
 def is_page(path: str) -> bool:
-    return path == "/" or path.startswith(_PREFIXES)
+    return path in _PAGES or path.startswith(_PREFIXES)
 
 
 @dataclass(frozen=True)
@@ -84,7 +86,12 @@ class PageRequest:
             case ["runs", run_id, "cases", eval_set_id, case_id]:
                 return lambda reader: pages.case_live(reader, run_id, eval_set_id, case_id)
             case ["turns", turn_id]:
-                return lambda reader: pages.turn_live(reader, turn_id)
+                back = self.query.get("back")
+                return lambda reader: pages.turn_live(reader, turn_id, back)
+            case ["traces"]:
+                return lambda reader: pages.traces_live(reader, self.query)
+            case ["monitor"]:
+                return lambda reader: pages.monitor_live(reader, self.query)
             case ["traffic", scoring_id]:
                 return lambda reader: pages.traffic_live(reader, scoring_id, self.offset())
         return None

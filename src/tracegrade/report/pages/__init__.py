@@ -9,6 +9,7 @@ own sections; live links are URLs (`LiveLinks`).
 
     run_file(reader, run_id=..., baseline=...)      # what `--html FILE` writes
     run_live / case_live / turn_live / runs_live / traffic_live   # what serve sends
+    traces_live / monitor_live                                    # serve only
 """
 
 from __future__ import annotations
@@ -16,12 +17,14 @@ from __future__ import annotations
 from tracegrade.report.baseline import baseline_of_run
 from tracegrade.report.diff import RunDiff
 from tracegrade.report.pages.cases import case_view
-from tracegrade.report.pages.links import FileLinks, LiveLinks
+from tracegrade.report.pages.links import FileLinks, LiveLinks, back_link
+from tracegrade.report.pages.monitor import build_monitor_page
 from tracegrade.report.pages.render import render
 from tracegrade.report.pages.run import PageLimits, RunPage, build_run_page
 from tracegrade.report.pages.sql import rows
+from tracegrade.report.pages.traces import TracesFilter, build_traces_page
 from tracegrade.report.pages.traffic import build_traffic_page
-from tracegrade.report.pages.turn import build_turn_views
+from tracegrade.report.pages.turn import build_turn_views, with_findings
 from tracegrade.report.queries import ReportError, find_scoring, iso_utc
 from tracegrade.report.run import build_cases
 from tracegrade.report.runs import list_runs
@@ -35,10 +38,12 @@ __all__ = [
     "RunPage",
     "build_run_page",
     "case_live",
+    "monitor_live",
     "render_run_page",
     "run_file",
     "run_live",
     "runs_live",
+    "traces_live",
     "traffic_file",
     "traffic_live",
     "turn_live",
@@ -93,13 +98,34 @@ def case_live(reader: Reader, run_id: str, eval_set_id: str, case_id: str) -> st
     return render("case.html", view=view, links=LiveLinks())
 
 
-def turn_live(reader: Reader, turn_id: str) -> str:
-    """A turn with its scores in the latest scoring that scored it."""
+def turn_live(reader: Reader, turn_id: str, back: str | None = None) -> str:
+    """A turn with its scores in the latest scoring that scored it, what they found, and a
+    link back to the page it was opened from (`back`, when it is one of serve's pages)."""
     latest = rows(reader, "latest_turn_scoring", turn_id)
     views = build_turn_views(reader, [turn_id], latest[0]["scoring_id"] if latest else None)
     if not views:
         raise ReportError(f"no turn '{turn_id}'")
-    return render("turn.html", turn=views[0], links=LiveLinks())
+    turn = with_findings(reader, views[0])
+    return render("turn.html", turn=turn, links=LiveLinks(), back=back_link(back))
+
+
+def traces_live(reader: Reader, query: dict[str, str]) -> str:
+    """The traces page, filtered as its address's query says."""
+    page = build_traces_page(reader, TracesFilter.of(query))
+    return render("traces.html", forms=True, page=page, links=LiveLinks())
+
+
+def monitor_live(reader: Reader, query: dict[str, str]) -> str:
+    """The monitor page: `window` (24h, 7d or 30d), and optionally `rule`, `agent` and
+    `service` to narrow the series to."""
+    page = build_monitor_page(
+        reader,
+        query.get("window") or "24h",
+        query.get("rule") or None,
+        query.get("agent") or None,
+        query.get("service") or None,
+    )
+    return render("monitor.html", charts=True, page=page, links=LiveLinks())
 
 
 def runs_live(reader: Reader) -> str:

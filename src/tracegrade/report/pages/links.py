@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import re
 from typing import Protocol
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 CaseKey = tuple[str, str]
 
@@ -20,7 +20,7 @@ class Links(Protocol):
 
     def case(self, run_id: str, eval_set_id: str, case_id: str) -> str | None: ...
 
-    def turn(self, turn_id: str) -> str | None: ...
+    def turn(self, turn_id: str, back: str | None = None) -> str | None: ...
 
     def traffic(self, scoring_id: str) -> str | None: ...
 
@@ -36,14 +36,33 @@ class LiveLinks:
     def case(self, run_id: str, eval_set_id: str, case_id: str) -> str:
         return f"/runs/{_part(run_id)}/cases/{_part(eval_set_id)}/{_part(case_id)}"
 
-    def turn(self, turn_id: str) -> str:
-        return f"/turns/{_part(turn_id)}"
+    def turn(self, turn_id: str, back: str | None = None) -> str:
+        """The turn's page; `back`: the page it was opened from, which it links back to."""
+        return f"/turns/{_part(turn_id)}" + (f"?{urlencode({'back': back})}" if back else "")
+
+    def traces(self) -> str:
+        return "/traces"
+
+    def monitor(self) -> str:
+        return "/monitor"
 
     def traffic(self, scoring_id: str) -> str:
         return f"/traffic/{_part(scoring_id)}"
 
     def runs(self) -> str:
         return "/"
+
+
+# The pages a turn's page may link back to: this server's own, never another site's.
+_BACK_PAGES = ("/traces", "/monitor", "/traffic/", "/runs/")
+
+
+def back_link(text: str | None) -> str | None:
+    """`text` when it is the address of one of the live pages, else None (a `back` that
+    names another site, or a scheme, is not followed)."""
+    if not text or not text.startswith(_BACK_PAGES) or "\\" in text or "//" in text:
+        return None
+    return text
 
 
 def _part(text: str) -> str:
@@ -64,7 +83,7 @@ class FileLinks:
         shown = (eval_set_id, case_id) in self._cases
         return f"#{case_anchor(eval_set_id, case_id)}" if shown else None
 
-    def turn(self, turn_id: str) -> str | None:
+    def turn(self, turn_id: str, back: str | None = None) -> str | None:
         return f"#{turn_anchor(turn_id)}" if turn_id in self._turns else None
 
     def traffic(self, scoring_id: str) -> None:

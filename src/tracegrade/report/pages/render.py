@@ -23,32 +23,39 @@ from tracegrade import __version__
 from tracegrade.report import values
 from tracegrade.report.pages.diffs import diff_groups
 from tracegrade.report.pages.links import case_anchor, turn_anchor
+from tracegrade.report.pages.turn_content import CAPTURE_HINT
 
 # Observable Plot needs d3; charts.js draws the page's charts with Plot.
 CHART_SCRIPTS = ("d3.min.js", "plot.umd.min.js", "charts.js")
+_FORMS, _NO_FORMS = "'self'", "'none'"
 
 
-def render(template: str, charts: bool = False, **context: Any) -> str:
+def render(template: str, charts: bool = False, forms: bool = False, **context: Any) -> str:
     """A page: `template` from templates/ with `context`; `charts` inlines the chart
-    scripts (a page without charts runs no script at all)."""
+    scripts (a page without charts runs no script at all); `forms`: the page's forms may
+    be sent, to this server only."""
     scripts = [_script(name) for name in CHART_SCRIPTS] if charts else []
     return (
         _environment()
         .get_template(template)
         .render(
-            scripts=[Markup(s) for s in scripts], csp=content_security_policy(scripts), **context
+            scripts=[Markup(s) for s in scripts],
+            csp=content_security_policy(scripts, forms),
+            **context,
         )
     )
 
 
-def content_security_policy(scripts: list[str]) -> str:
+def content_security_policy(scripts: list[str], forms: bool = False) -> str:
     """Nothing may be fetched; only these exact inline scripts may run (by hash), so a
-    script that escaping missed would still not run."""
+    script that escaping missed would still not run. A page with `forms` (the traces
+    page's filters, sent by GET) may send them to its own server, nowhere else."""
     hashes = " ".join(f"'sha256-{_sha256(s)}'" for s in scripts) or "'none'"
     return (
         "default-src 'none'; "
         f"script-src {hashes}; "
-        "style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
+        "style-src 'unsafe-inline'; img-src data:; base-uri 'none'; "
+        f"form-action {_FORMS if forms else _NO_FORMS}"
     )
 
 
@@ -83,6 +90,7 @@ def _environment() -> jinja2.Environment:
         turn_anchor=turn_anchor,
         diff_groups=diff_groups,
         version=__version__,
+        capture_hint=CAPTURE_HINT,
     )
     # Chart data goes into the page as JSON: dataclasses as objects. tojson escapes <, >, &
     # and ', so no text in it can end its <script> element.

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from tracegrade.report.models import MetricScore
 from tracegrade.report.pages.sql import rows
+from tracegrade.report.pages.turn_content import Finding, Message, findings, messages
 from tracegrade.report.queries import Row, find_scoring, iso_utc
 from tracegrade.report.run import metric_score
 from tracegrade.report.summary import scoring_info
@@ -24,6 +25,7 @@ from tracegrade.store.reader import Reader
 # A span's texts past this many characters are cut (and say so): a tool that returned a
 # document must not make the page as large as the document.
 TEXT_LIMIT = 2_000
+TRACEBACK_LIMIT = 8_000
 # The narrowest bar, in % of the turn: a span of 0.1 ms in a 10 s turn stays visible.
 _MIN_WIDTH_PCT = 0.3
 
@@ -45,6 +47,10 @@ class SpanRow:
     output_tokens: int | None
     tool_args: str | None
     tool_result: str | None
+    input_messages: list[Message]
+    output_messages: list[Message]
+    traceback: str | None
+    """The exception's stack trace, as OTel recorded it on the span."""
 
 
 @dataclass(frozen=True)
@@ -71,6 +77,17 @@ class TurnView:
     error: str | None
     scores: list[MetricScore]
     spans: list[SpanRow]
+    service_name: str | None = None
+    service_version: str | None = None
+    findings: list[Finding] = field(default_factory=list)
+    """What the scores' details and the judges said (filled on a turn's own page)."""
+
+    @property
+    def content_captured(self) -> bool:
+        """Whether any model call's messages or tool's arguments were recorded."""
+        return any(
+            s.input_messages or s.output_messages or s.tool_args is not None for s in self.spans
+        )
 
     @property
     def label(self) -> str:
@@ -97,7 +114,8 @@ def turn_views(reader: Reader, facts: Sequence[Row], scoring_id: str | None) -> 
     if not facts:
         return []
     spans: dict[str, list[Row]] = defaultdict(list)
-    for row in rows(reader, "trace_spans", sorted({str(f["trace_id"]) for f in facts})):
+    traces = sorted({str(f["trace_id"]) for f in facts})
+    for row in rows(reader, "trace_spans", traces, traces):
         spans[row["trace_id"]].append(row)
     scores: dict[str, list[MetricScore]] = defaultdict(list)
     if scoring_id is not None:
@@ -133,7 +151,15 @@ def _view(row: Row, spans: list[SpanRow], scores: list[MetricScore]) -> TurnView
         error=_error_text(row["error_type"], row["error_message"]) if row["is_error"] else None,
         scores=scores,
         spans=spans,
+        service_name=as_str(row.get("service_name")),
+        service_version=as_str(row.get("service_version")),
     )
+
+
+def with_findings(reader: Reader, view: TurnView) -> TurnView:
+    """The turn with what its scores' details and the judges' answers say about it."""
+    judged = rows(reader, "turn_judgements", view.turn_id)
+    return replace(view, findings=findings(view.scores, judged))
 
 
 def _subtree(trace: list[Row], turn: Row) -> list[SpanRow]:
@@ -176,6 +202,9 @@ def _span(row: Row, depth: int, turn_start: int, turn_ns: int) -> SpanRow:
         output_tokens=as_int(row["output_tokens"]),
         tool_args=clip(as_str(row["tool_args"])),
         tool_result=clip(as_str(row["tool_result"])),
+        input_messages=messages(as_str(row["input_messages"])),
+        output_messages=messages(as_str(row["output_messages"])),
+        traceback=clip(as_str(row["exception_stacktrace"]), TRACEBACK_LIMIT),
     )
 
 

@@ -43,7 +43,33 @@
     });
   }
 
-  const DRAW = {histogram, trend};
+  // A metric of traffic over time: one dot per bucket and service version, the rule's
+  // thresholds across, a dashed mark where a new service.version began.
+  function series(c) {
+    // A point sits at its version's first turn in the bucket: a deploy mid-hour puts the
+    // new version's point on its mark, not an hour before it.
+    const points = c.points.filter(p => p.mean !== null).map(p => ({...p, t: new Date(p.first_ms)}));
+    const versions = c.versions.map(v => ({...v, t: new Date(v.t_ms)}));
+    return Plot.plot({
+      height: 200, marginLeft: 56, marginTop: 18,
+      ariaLabel: c.title,
+      x: {type: "utc", label: "time (UTC)", domain: c.domain.map(ms => new Date(ms))},
+      y: {label: c.metric, grid: true},
+      marks: [
+        Plot.ruleY(c.rules, {y: "x", stroke: RULE, strokeWidth: 2, className: "threshold",
+                             title: "label"}),
+        Plot.ruleX(versions, {x: "t", stroke: "#6a737d", strokeDasharray: "5 3",
+                              className: "version", title: "label"}),
+        Plot.text(versions, {x: "t", text: "label", frameAnchor: "top", dy: -10, dx: -3,
+                             textAnchor: "end", fill: "#4d5661", className: "version-label"}),
+        Plot.lineY(points, {x: "t", y: "mean", stroke: DOT, z: "version"}),
+        Plot.dot(points, {x: "t", y: "mean", r: 3.5, fill: DOT, className: "points",
+                          title: p => `${p.at} ${p.version || ""}: ${p.mean} (${p.turns} turns)`}),
+      ],
+    });
+  }
+
+  const DRAW = {histogram, trend, series};
   for (const figure of document.querySelectorAll("figure[data-chart]")) {
     const spec = JSON.parse(figure.querySelector("script[type='application/json']").textContent);
     figure.querySelector(".plot").append(DRAW[figure.dataset.chart](spec));
