@@ -49,7 +49,7 @@ def ours(n: int, trajectory_only: bool, mode: str = "") -> dict[str, Any]:
     from synthetic import turns
 
     from tracegrade.scoring import available_metrics, parse_config
-    from tracegrade.scoring.canonical import canonical_args
+    from tracegrade.store.canonical import canonical_args
     from tracegrade.scoring.engine import score_loaded
     from tracegrade.scoring.functions import register_functions
     from tracegrade.scoring.inputs import load_inputs

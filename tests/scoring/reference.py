@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
-from tracegrade.scoring.canonical import canonical_args
+from tracegrade.store.canonical import canonical_args
 from tracegrade.scoring.text import rouge_tokens, unigram_tokens
 
 

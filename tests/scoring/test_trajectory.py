@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from tests.scoring.adk_evaluators import adk_trajectory_scores
 from tests.scoring.reference import Call, trajectory_score
 from tests.scoring.scorer_inputs import details, load_trajectories, scores
-from tracegrade.scoring.canonical import canonical_args
+from tracegrade.store.canonical import canonical_args
 from tracegrade.store import connect
 
 ADK_TYPES = ("EXACT", "IN_ORDER", "ANY_ORDER")

@@ -17,7 +17,7 @@ import numpy as np
 
 from tracegrade._resources import scoring_sql
 from tracegrade.scoring.functions import register_functions
-from tracegrade.scoring.selected import drop_selected, select_traces
+from tracegrade.scoring.selected import create_scored_turns, drop_selected, select_traces
 
 INPUT_TABLES = (
     "scored_turns",
@@ -33,10 +33,7 @@ INPUT_TABLES = (
 def create_empty_inputs(connection: duckdb.DuckDBPyConnection) -> None:
     register_functions(connection)
     select_traces(connection, ("false", []))  # the engine's own path, over no trace
-    connection.execute(
-        "CREATE OR REPLACE TEMP TABLE scored_turns AS "
-        "SELECT *, false AS has_expected FROM scoring_turns WHERE false"
-    )
+    create_scored_turns(connection, "false")
     connection.execute(scoring_sql("inputs"))
     drop_selected(connection)
 
