@@ -5,7 +5,7 @@
 -- scoring rebuilds the trace's turns from its spans, into the same rows.
 --
 -- Columns:
---   turn_id            trace_id || '-' || root_span_id (see `turns`)
+--   turn_id            the turn: its trace and root span (as in `turns`)
 --   trace_id           the turn's trace
 --   root_span_id       the span the turn is rooted at
 --   root_name          that span's name

@@ -23,6 +23,7 @@ import pytest
 
 from tests.examples.home_example import EVALSET, offline_agent_module, run_example
 from tests.serve.helpers import PROTOBUF, protobuf
+from tests.support.cli import invoke
 from tests.support.serve_app import ServeApp
 from tests.support.span_factory import adk_like_spans
 from tracegrade.capture import BlockingSpanProcessor, DuckDBSpanExporter
@@ -255,3 +256,25 @@ def test_the_fact_tables_hold_exactly_what_scoring_selects(tmp_path: Path) -> No
         assert json.dumps(version())
     finally:
         connection.close()
+
+
+def test_db_upgrade_computes_the_facts_a_database_was_stored_without(tmp_path: Path) -> None:
+    db = tmp_path / "older.duckdb"
+    writer = SpanWriter.open(db, keep_facts=False)  # as a tracegrade before migration 10
+    exporter = DuckDBSpanExporter(writer=writer)
+    exporter.export(adk_like_spans(4, seed=45))
+    assert exporter.force_flush()
+    exporter.shutdown()
+    assert selected(writer.connection, read_facts=True)["rebuilt_spans"] > 0
+    writer.close()
+
+    result = invoke("db", "upgrade", "--db", str(db))
+    assert result.exit_code == 0, result.output
+    assert "turn facts computed for 4 traces stored without them" in result.output
+    connection = connect(db)
+    try:
+        assert assert_same_rows(connection)["rebuilt_spans"] == 0
+    finally:
+        connection.close()
+    again = invoke("db", "upgrade", "--db", str(db))
+    assert "turn facts computed" not in again.output  # nothing left to compute

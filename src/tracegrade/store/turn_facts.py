@@ -269,3 +269,26 @@ class FactKeeper:
                 with self._cond:
                     self._busy = False
                     self._cond.notify_all()
+
+
+def keep_all(connection: duckdb.DuckDBPyConnection, *, part: int = 20_000) -> int:
+    """Compute the facts of every stored trace that has none fresh (a database written
+    before migration 10, or by a keeper that stopped early), `part` traces a transaction;
+    the traces computed. On a cursor of its own, as `refresh`."""
+    register_view_functions(connection)
+    connection.execute(
+        "CREATE OR REPLACE TEMP VIEW scoring_spans AS SELECT * FROM "  # noqa: S608 — constants
+        f"{hot_spans(connection)}"
+    )
+    try:
+        mark_fresh(connection)
+        stale = [
+            row[0]
+            for row in connection.execute(
+                "SELECT DISTINCT trace_id FROM scoring_spans "
+                f"ANTI JOIN {FRESH_TRACES} USING (trace_id) ORDER BY trace_id"
+            ).fetchall()
+        ]
+    finally:
+        _drop(connection)
+    return sum(refresh(connection, stale[i : i + part]) for i in range(0, len(stale), part))
