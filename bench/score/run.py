@@ -49,11 +49,11 @@ def ours(n: int, trajectory_only: bool, mode: str = "") -> dict[str, Any]:
     from synthetic import turns
 
     from tracegrade.scoring import available_metrics, parse_config
-    from tracegrade.store.canonical import canonical_args
     from tracegrade.scoring.engine import score_loaded
     from tracegrade.scoring.functions import register_functions
     from tracegrade.scoring.inputs import load_inputs
     from tracegrade.store import connect
+    from tracegrade.store.canonical import canonical_args
 
     # A file, as tracegrade uses, so DuckDB may spill to disk; the turns are made and loaded
     # a part at a time so the benchmark's own Python data does not dominate its memory.

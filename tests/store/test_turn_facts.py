@@ -46,7 +46,7 @@ def selected(connection: duckdb.DuckDBPyConnection, *, read_facts: bool) -> dict
         found: dict[str, Any] = {}
         for name in RELATIONS:
             described = cursor.execute(f"DESCRIBE {name}").fetchall()
-            rows = cursor.execute(f"SELECT * FROM {name}").fetchall()
+            rows = cursor.execute(f"SELECT * FROM {name}").fetchall()  # noqa: S608 — our names
             found[name] = ([(c[0], c[1]) for c in described], sorted(rows, key=repr))
         ((found["rebuilt_spans"],),) = cursor.execute(
             "SELECT count(*) FROM scoring_rebuilt_spans"
@@ -94,7 +94,8 @@ def test_an_eval_runs_facts_are_its_rebuilt_rows_and_score_the_same(
     facts = assert_same_rows(connection)
     assert facts["rebuilt_spans"] == 0  # every trace read from its facts
     assert len(facts["scoring_turns"][1]) == turns
-    assert facts["scoring_turn_calls"][1] and facts["scoring_turn_llm_calls"][1]
+    assert facts["scoring_turn_calls"][1]
+    assert facts["scoring_turn_llm_calls"][1]
 
     loaded = load_scoring_config(None, [str(EVALSET)])
     selection = Selection(run_id=result.run_id)
@@ -160,7 +161,8 @@ def test_traffic_facts_and_a_late_span_recompute_only_its_turn(traffic_app: Serv
     assert writer.flush_facts(60)
     connection = writer.connection
     before = fact_traces(connection)
-    assert len(before) == 6 and late_trace in before
+    assert len(before) == 6
+    assert late_trace in before
     facts = assert_same_rows(connection)
     assert facts["rebuilt_spans"] == 0
     assert len(facts["scoring_turns"][1]) == 6

@@ -70,7 +70,7 @@ def create_scored_turns(
     relation of some of its columns) that `where` keeps, with `has_expected`: the
     relation's own column where it has one (the Spark driver's task rows), else whether
     the turn has an expected turn among the selected eval cases."""
-    columns = {row[0] for row in connection.execute(f"DESCRIBE {turns}").fetchall()}  # noqa: S608 — a relation name of ours
+    columns = {row[0] for row in connection.execute(f"DESCRIBE {turns}").fetchall()}
     expected = "" if "has_expected" in columns else f", {_HAS_EXPECTED} AS has_expected"
     connection.execute(
         f"CREATE OR REPLACE TEMP TABLE scored_turns AS SELECT t.*{expected} "  # noqa: S608 — the predicate is Selection's own SQL; values are parameters

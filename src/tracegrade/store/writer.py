@@ -55,9 +55,7 @@ class WriteResult:
 class SpanWriter:
     """Inserts span rows into one DuckDB connection, one committed batch at a time."""
 
-    def __init__(
-        self, connection: duckdb.DuckDBPyConnection, *, keep_facts: bool = True
-    ) -> None:
+    def __init__(self, connection: duckdb.DuckDBPyConnection, *, keep_facts: bool = True) -> None:
         self._connection = connection
         # The table by its full name: with an archive, `spans` is a view of hot + archive.
         table = hot_spans(connection)
