@@ -101,6 +101,7 @@ _SELECTED_TABLES = (
     "scoring_case_spans",
     "scoring_expected_turns",
     "scoring_traces",
+    "scoring_rebuilt_traces",
     FRESH_TRACES,
 )
 _SELECTED_VIEWS = (

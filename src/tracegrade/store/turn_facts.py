@@ -53,6 +53,7 @@ _SELECTED = (
     "scoring_tool_calls",
     "scoring_case_spans",
     "scoring_expected_turns",
+    "scoring_rebuilt_traces",
 )
 _SELECTED_VIEWS = (
     "scoring_turn_llm_calls",
