@@ -49,11 +49,11 @@ def ours(n: int, trajectory_only: bool, mode: str = "") -> dict[str, Any]:
     from synthetic import turns
 
     from tracegrade.scoring import available_metrics, parse_config
-    from tracegrade.scoring.canonical import canonical_args
     from tracegrade.scoring.engine import score_loaded
     from tracegrade.scoring.functions import register_functions
     from tracegrade.scoring.inputs import load_inputs
     from tracegrade.store import connect
+    from tracegrade.store.canonical import canonical_args
 
     # A file, as tracegrade uses, so DuckDB may spill to disk; the turns are made and loaded
     # a part at a time so the benchmark's own Python data does not dominate its memory.
@@ -263,6 +263,49 @@ def end_to_end(n: int, rounds: int, cache: Path, against: str | None = None) -> 
             print(f"{who} against ADK: {adk_wall / wall:.2f}x wall, {adk_cpu / cpu:.2f}x CPU")
 
 
+def facts(n: int, rounds: int, cache: Path) -> None:
+    """`tracegrade score` on the stored run with its turn facts (kept by the writer as the
+    run was stored) against the same file without them (rebuilt from spans, as before
+    migration 10), interleaved; and what computing the facts costs, on its own."""
+    import shutil
+
+    from stored import cached_database
+
+    from tracegrade.store import connect
+    from tracegrade.store.turn_facts import keep_all
+
+    db = cached_database(n, cache)
+    with_facts, without = (cache / f"{db.stem}-{kind}.duckdb" for kind in ("facts", "spans"))
+    shutil.copyfile(db, with_facts)
+    connection = connect(with_facts)
+    keeper = connection.cursor()
+    start = time.perf_counter()
+    added = keep_all(keeper)
+    print(f"facts the writer had not kept: {added:,} traces, computed in "
+          f"{time.perf_counter() - start:.1f} s")  # fmt: skip
+    for table in ("turn_facts", "turn_fact_calls", "turn_fact_llm_calls", "turn_fact_traces"):
+        connection.execute(f"DELETE FROM {table}")  # noqa: S608 — constants
+    connection.execute("CHECKPOINT")
+    shutil.copyfile(with_facts, without)
+    start = time.perf_counter()
+    computed = keep_all(keeper)
+    cost = time.perf_counter() - start
+    connection.execute("CHECKPOINT")
+    keeper.close()
+    connection.close()
+    print(f"computing every trace's facts at once: {computed:,} traces in {cost:.1f} s")
+    print(f"{'round':>5} {'who':12} {'turns/s':>9} {'wall s':>8} {'cpu s':>7} {'peak MB':>8} "
+          f"{'lines':>7}  load before")  # fmt: skip
+    runs: dict[str, list[dict[str, Any]]] = {"facts": [], "spans": []}
+    for round_ in range(rounds):
+        for who, path in (("facts", with_facts), ("spans", without)):
+            runs[who].append(_score_command(path))
+            _e2e_row(round_, who, n, runs[who][-1])
+    for who, r in runs.items():
+        wall, cpu = _medians(r)
+        print(f"median {who}: {n / wall:,.0f} turns/s to exit ({wall:.1f} s wall, {cpu:.1f} s CPU)")
+
+
 def _medians(runs: list[dict[str, Any]]) -> tuple[float, float]:
     cpu = [r.get("cpu_s", r.get("process_cpu_s", 0.0)) for r in runs]
     return statistics.median(r["seconds"] for r in runs), statistics.median(cpu)
@@ -376,6 +419,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds")
     parser.add_argument("--words", default="20,40", help="reference answer length (child)")
     parser.add_argument("--end-to-end", action="store_true")
+    parser.add_argument(
+        "--facts", action="store_true", help="end to end: with the turn facts and without"
+    )
     parser.add_argument("--turns", type=int, default=100_000)
     parser.add_argument(
         "--against", help="end to end: another build's tracegrade executable, timed each round"
@@ -390,6 +436,10 @@ def main() -> None:
     if args.traffic_sample:
         print(f"load {_load()}")
         traffic(args.turns, args.rounds, Path(args.cache), args.traffic_sample)
+        return
+    if args.facts:
+        print(f"load {_load()}")
+        facts(args.turns, args.rounds, Path(args.cache))
         return
     if args.end_to_end:
         print(f"load {_load()}")

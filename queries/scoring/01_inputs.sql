@@ -1,6 +1,6 @@
 -- What every scorer reads, for the turns in `scored_turns` (made first from the selection),
--- from the selected traces' calls and eval cases (00_selected.sql). Tool arguments are put in canonical
--- form (tg_canonical_json) once, here.
+-- from the selected traces' calls and eval cases (00_selected.sql: stored turn facts where
+-- fresh, else rebuilt from spans; tool arguments in canonical form, tg_canonical_json, there).
 --
 -- The scorer-input contract: a metric's SQL (queries/scorers/, or a user's --metrics folder)
 -- reads the tables this file and 02_derived.sql make, and `prices`. Each opens with a
@@ -26,7 +26,8 @@
 --   output                 per 1M output tokens
 --   reasoning              per 1M thought tokens (NULL: the output price)
 
--- scored_calls: each scored turn's own tool calls in order (AgentTool internals excluded).
+-- scored_calls: each scored turn's own tool calls in order (AgentTool internals excluded;
+-- 00_selected.sql, scoring_turn_calls).
 --
 -- Columns:
 --   turn_id                the turn (see scored_turns)
@@ -50,15 +51,9 @@
 --                          when none were recorded
 --   tool_schema            that tool's parameter schema as the model was given it (JSON text)
 CREATE OR REPLACE TEMP TABLE scored_calls AS
-SELECT
-    c.turn_id, c.seq, c.name,
-    tg_canonical_json(c.args) AS args,
-    c.args_captured, c.is_error, c.error_kind, c.error_message,
-    c.parallel_group, c.agent_name, c.start_ns, c.end_ns,
-    c.args AS raw_args, c.result, c.tool_type, c.tool_offered, c.tool_schema
-FROM scoring_tool_calls c
-JOIN scored_turns t USING (turn_id)
-WHERE c.seq IS NOT NULL;
+SELECT c.*
+FROM scoring_turn_calls c
+JOIN scored_turns t USING (turn_id);
 
 -- scored_llm_calls: each scored turn's model calls, AgentTool internals included (flagged).
 --
@@ -76,11 +71,8 @@ WHERE c.seq IS NOT NULL;
 --   start_ns               start, epoch ns
 --   end_ns                 end, epoch ns
 CREATE OR REPLACE TEMP TABLE scored_llm_calls AS
-SELECT
-    l.turn_id, l.seq, l.in_agent_tool, l.model, l.agent_name,
-    l.input_tokens, l.output_tokens, l.reasoning_tokens, l.cached_tokens,
-    l.is_error, l.start_ns, l.end_ns
-FROM scoring_llm_calls l
+SELECT l.*
+FROM scoring_turn_llm_calls l
 JOIN scored_turns t USING (turn_id);
 
 -- scored_expected: the expected turn paired with each scored turn of an eval run (none

@@ -16,10 +16,10 @@ from tests.peer.material import PeerCase, random_cases, unit_cases
 from tests.peer.replay import same_scores
 from tests.support.adk_oracle import RESPONSE, TRAJECTORY, AdkScores, adk_scores, invocation
 from tracegrade.scoring import available_metrics, parse_config
-from tracegrade.scoring.canonical import canonical_args
 from tracegrade.scoring.engine import score_loaded
 from tracegrade.scoring.inputs import load_inputs
 from tracegrade.store import connect
+from tracegrade.store.canonical import canonical_args
 
 SPECS = available_metrics()
 RANDOM_CRITERIA = [

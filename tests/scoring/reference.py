@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
-from tracegrade.scoring.canonical import canonical_args
 from tracegrade.scoring.text import rouge_tokens, unigram_tokens
+from tracegrade.store.canonical import canonical_args
 
 
 def token_f1(actual: Sequence[str], reference: Sequence[str]) -> float:

@@ -55,7 +55,7 @@ def columns(names: Sequence[str], rows: Iterable[Sequence[Any]]) -> dict[str, li
 
 
 def _append(table: dict[str, list[Any]], turn_id: str, seq: int, call: Call, **extra: Any) -> None:
-    from tracegrade.scoring.canonical import canonical_args
+    from tracegrade.store.canonical import canonical_args
 
     table["turn_id"].append(turn_id)
     table["seq"].append(seq)

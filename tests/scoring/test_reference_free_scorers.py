@@ -16,10 +16,10 @@ from tests.scoring.reference import (
     tool_efficiency,
 )
 from tests.scoring.scorer_inputs import SPECS, columns, details, load_trajectories, scores
-from tracegrade.scoring.canonical import canonical_args
 from tracegrade.scoring.engine import run_metric
 from tracegrade.scoring.inputs import load_inputs
 from tracegrade.store import connect
+from tracegrade.store.canonical import canonical_args
 
 _SHARED = connect(":memory:")
 

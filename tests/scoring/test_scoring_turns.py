@@ -35,7 +35,8 @@ def _rows(connection: duckdb.DuckDBPyConnection, query: str, *params: Any) -> li
 
 def _selected(connection: duckdb.DuckDBPyConnection, run_id: str) -> dict[str, list[Any]]:
     register_functions(connection)
-    select_traces(connection, Selection(run_id=run_id).trace_predicate())
+    # Rebuilt from spans, as the writer keeps them (tests/store/test_turn_facts.py).
+    select_traces(connection, Selection(run_id=run_id).trace_predicate(), read_facts=False)
     try:
         return {
             "turns": _rows(connection, "SELECT * FROM scoring_turns"),

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from tests.scoring.adk_evaluators import adk_trajectory_scores
 from tests.scoring.reference import Call, trajectory_score
 from tests.scoring.scorer_inputs import details, load_trajectories, scores
-from tracegrade.scoring.canonical import canonical_args
 from tracegrade.store import connect
+from tracegrade.store.canonical import canonical_args
 
 ADK_TYPES = ("EXACT", "IN_ORDER", "ANY_ORDER")
 ALL_TYPES = (*ADK_TYPES, "SUBSET", "SUPERSET", "PRECISION", "RECALL")

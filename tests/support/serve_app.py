@@ -39,6 +39,17 @@ class ServeApp:
         self._app: HttpApp = self._parts.http_app(str(db.resolve()), tls=False)
         self._loop = asyncio.Runner()
 
+    @property
+    def writer(self) -> SpanWriter:
+        """serve's one writer (its turn facts: `flush_facts`)."""
+        return self._writer
+
+    def __enter__(self) -> ServeApp:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def request(
         self, method: str, path: str, body: bytes = b"", headers: dict[str, str] | None = None
     ) -> Reply:

@@ -22,11 +22,21 @@ def path(db: DbOption = None) -> None:
 
 @app.command("upgrade", cls=Command)
 def upgrade(db: DbOption = None) -> None:
-    """Apply pending migrations and refresh the views and macros."""
+    """Apply pending migrations, refresh the views and macros, and compute the turn facts
+    of traces stored without them (scoring then reads them instead of rebuilding)."""
     from tracegrade.store import connect, resolve_path
     from tracegrade.store.connection import require_database
+    from tracegrade.store.turn_facts import keep_all
 
     with user_errors():
         require_database(resolve_path(db))  # an upgrade of a mistyped path creates nothing
-        connect(db).close()
+        connection = connect(db)
+        try:
+            keeper = connection.cursor()  # the facts' temporary tables are its own
+            computed = keep_all(keeper)
+            keeper.close()
+        finally:
+            connection.close()
+    if computed:
+        typer.echo(f"turn facts computed for {computed:,} traces stored without them")
     typer.echo(f"{resolve_path(db)} is up to date")

@@ -24,7 +24,7 @@ from tracegrade.scoring.functions import register_functions
 from tracegrade.scoring.metrics import MetricSpec
 from tracegrade.scoring.predicate import define_predicate
 from tracegrade.scoring.prices import load_prices
-from tracegrade.scoring.selected import drop_selected, select_traces
+from tracegrade.scoring.selected import create_scored_turns, drop_selected, select_traces
 from tracegrade.scoring.selection import Selection, traffic_words
 from tracegrade.scoring.verdict import ScoringResult, decide
 
@@ -140,18 +140,7 @@ def _nothing(selection: Selection) -> TracegradeError:
 def prepare_inputs(connection: duckdb.DuckDBPyConnection, selection: Selection) -> None:
     select_traces(connection, selection.trace_predicate())
     predicate, params = selection.predicate()
-    connection.execute(
-        f"""
-        CREATE OR REPLACE TEMP TABLE scored_turns AS
-        SELECT t.*, EXISTS (
-            SELECT 1 FROM scoring_expected_turns e
-            WHERE e.run_id = t.run_id AND e.eval_set_id = t.eval_set_id
-              AND e.case_id = t.case_id AND e.turn_index = t.turn_index
-        ) AS has_expected
-        FROM scoring_turns t WHERE {predicate}
-        """,  # noqa: S608 — the predicate is Selection's own SQL; values are parameters
-        params,
-    )
+    create_scored_turns(connection, predicate, params)
     connection.execute(scoring_sql("inputs"))
     drop_selected(connection)
     connection.execute(scoring_sql("derived"))

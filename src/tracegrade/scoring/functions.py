@@ -1,10 +1,12 @@
 """Every Python function SQL can call, registered on a connection in one place.
 
-    tg_canonical_json(VARCHAR) -> VARCHAR                   canonical.canonical_json
     tg_rouge_tokens(VARCHAR) -> VARCHAR[]                   text.rouge_tokens
     tg_unigram_tokens(VARCHAR) -> VARCHAR[]                 text.unigram_tokens
     tg_rouge_counts(VARCHAR, VARCHAR) -> counts_type()      overlap.rouge_counts
     tg_unigram_counts(VARCHAR, VARCHAR) -> counts_type()    overlap.unigram_counts
+
+`tg_canonical_json` (store.canonical), which the turn facts the writer keeps use too, is
+registered with the views' own functions (store.view_functions).
 
 Each is called on NULL too (it decides what NULL means: no args stays NULL, no text is
 empty text) and has no side effects, so DuckDB may reuse a result for equal inputs.
@@ -24,7 +26,6 @@ import duckdb
 from duckdb.func import SPECIAL
 from duckdb.sqltypes import BIGINT, VARCHAR, DuckDBPyType
 
-from tracegrade.scoring.canonical import canonical_json
 from tracegrade.scoring.overlap import rouge_counts, unigram_counts
 from tracegrade.scoring.text import rouge_tokens, unigram_tokens
 from tracegrade.store.view_functions import register_view_functions
@@ -41,10 +42,6 @@ def _tokens_type(connection: duckdb.DuckDBPyConnection) -> DuckDBPyType:
     return connection.list_type(VARCHAR)
 
 
-def _varchar(connection: duckdb.DuckDBPyConnection) -> DuckDBPyType:
-    return VARCHAR
-
-
 class _Function(NamedTuple):
     name: str
     function: Callable[..., Any]
@@ -53,7 +50,6 @@ class _Function(NamedTuple):
 
 
 FUNCTIONS = (
-    _Function("tg_canonical_json", canonical_json, [VARCHAR], _varchar),
     _Function("tg_rouge_tokens", rouge_tokens, [VARCHAR], _tokens_type),
     _Function("tg_unigram_tokens", unigram_tokens, [VARCHAR], _tokens_type),
     _Function("tg_rouge_counts", rouge_counts, [VARCHAR, VARCHAR], counts_type),

@@ -23,7 +23,7 @@ import numpy as np
 from tracegrade._resources import scoring_sql, sql_files
 from tracegrade.scoring.functions import register_functions
 from tracegrade.scoring.prices import load_prices
-from tracegrade.scoring.selected import drop_selected, select_traces
+from tracegrade.scoring.selected import create_scored_turns, drop_selected, select_traces
 from tracegrade.store import connect
 from tracegrade.store.schema_docs import Relation, document
 
@@ -89,10 +89,7 @@ def documented_macros() -> list[tuple[str, str]]:
 def create_empty_inputs(connection: duckdb.DuckDBPyConnection) -> None:
     register_functions(connection)
     select_traces(connection, ("false", []))  # the engine's own path, over no trace
-    connection.execute(
-        "CREATE OR REPLACE TEMP TABLE scored_turns AS "
-        "SELECT *, false AS has_expected FROM scoring_turns WHERE false"
-    )
+    create_scored_turns(connection, "false")
     connection.execute(scoring_sql("inputs"))
     drop_selected(connection)
 

@@ -3,7 +3,10 @@
 `select_traces` fills the `scoring_*` tables and the `scoring_turns` view for the traces a
 WHERE clause over `spans` keeps; `drop_selected` drops them. Scoring, the `where` of a
 selection and the traffic report read the turns of a few traces from them, where the views
-would normalise and walk every stored span.
+would normalise and walk every stored span. The traces whose turn facts the writer keeps
+(store.turn_facts) are read from those, and only the others normalised.
+
+`create_scored_turns` is the one place the scorers' `scored_turns` is made.
 """
 
 from __future__ import annotations
@@ -13,13 +16,18 @@ from typing import Any
 import duckdb
 
 from tracegrade._resources import scoring_sql
+from tracegrade.store.turn_facts import FRESH_TRACES, mark_fresh
 
 
 def select_traces(
-    connection: duckdb.DuckDBPyConnection, traces: tuple[str, list[Any]] | None
+    connection: duckdb.DuckDBPyConnection,
+    traces: tuple[str, list[Any]] | None,
+    *,
+    read_facts: bool = True,
 ) -> None:
     """Normalise the spans of the traces `traces` keeps (a WHERE clause over `spans` and its
-    parameters; None: every trace) into the tables of queries/scoring/00_selected.sql."""
+    parameters; None: every trace) into the tables of queries/scoring/00_selected.sql, but
+    for the traces with fresh turn facts, read from those (unless not `read_facts`)."""
     source = "spans"
     from_files = _spans_read_from_files(connection)
     if traces is not None:
@@ -38,7 +46,37 @@ def select_traces(
     # bench/scale: 142 s to 70 s). Hot spans are read through a view, sparing the copy.
     kind = "TABLE" if traces is not None and from_files else "VIEW"
     connection.execute(f"CREATE TEMP {kind} scoring_spans AS SELECT * FROM {source}")  # noqa: S608 — constants
+    # The archive's spans are counted only by reading its files: they are rebuilt.
+    mark_fresh(connection, read_facts=read_facts and not from_files)
     connection.execute(scoring_sql("selected"))
+
+
+# Whether a turn of an eval run has an expected turn to be scored against.
+_HAS_EXPECTED = """EXISTS (
+    SELECT 1 FROM scoring_expected_turns e
+    WHERE e.run_id = t.run_id AND e.eval_set_id = t.eval_set_id
+      AND e.case_id = t.case_id AND e.turn_index = t.turn_index
+)"""
+
+
+def create_scored_turns(
+    connection: duckdb.DuckDBPyConnection,
+    where: str = "true",
+    params: list[Any] | None = None,
+    *,
+    turns: str = "scoring_turns",
+) -> None:
+    """`scored_turns`: the rows of `turns` (scoring_turns, made by `select_traces`, or a
+    relation of some of its columns) that `where` keeps, with `has_expected`: the
+    relation's own column where it has one (the Spark driver's task rows), else whether
+    the turn has an expected turn among the selected eval cases."""
+    columns = {row[0] for row in connection.execute(f"DESCRIBE {turns}").fetchall()}
+    expected = "" if "has_expected" in columns else f", {_HAS_EXPECTED} AS has_expected"
+    connection.execute(
+        f"CREATE OR REPLACE TEMP TABLE scored_turns AS SELECT t.*{expected} "  # noqa: S608 — the predicate is Selection's own SQL; values are parameters
+        f"FROM {turns} t WHERE {where}",
+        params or [],
+    )
 
 
 def _keeps_every_trace(connection: duckdb.DuckDBPyConnection, from_files: bool) -> bool:
@@ -63,14 +101,23 @@ _SELECTED_TABLES = (
     "scoring_case_spans",
     "scoring_expected_turns",
     "scoring_traces",
+    "scoring_rebuilt_traces",
+    FRESH_TRACES,
+)
+_SELECTED_VIEWS = (
+    "scoring_turn_llm_calls",
+    "scoring_turn_calls",
+    "scoring_turns",
+    "scoring_model_spans",
+    "scoring_rebuilt_spans",
 )
 
 
 def drop_selected(connection: duckdb.DuckDBPyConnection) -> None:
     """The normalised spans hold memory the scorers need, and the input tables have what
     the scorers read."""
-    connection.execute("DROP VIEW IF EXISTS scoring_turns")
-    connection.execute("DROP VIEW IF EXISTS scoring_model_spans")
+    for view in _SELECTED_VIEWS:
+        connection.execute(f"DROP VIEW IF EXISTS {view}")
     _drop_spans(connection)
     for table in _SELECTED_TABLES:
         connection.execute(f"DROP TABLE IF EXISTS {table}")

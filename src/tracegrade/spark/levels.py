@@ -22,7 +22,7 @@ from tracegrade.scoring import engine
 from tracegrade.scoring.criteria import parse_config
 from tracegrade.scoring.functions import register_functions
 from tracegrade.scoring.metrics import available_metrics
-from tracegrade.scoring.selected import drop_selected, select_traces
+from tracegrade.scoring.selected import create_scored_turns, drop_selected, select_traces
 from tracegrade.scoring.selection import Selection
 from tracegrade.scoring.stored import run_criteria
 from tracegrade.scoring.verdict import ScoringResult, decide
@@ -48,10 +48,11 @@ def levels(
     connection = _store(eval_spans)
     connection.register("task_rows", rows)
     connection.execute(
-        "CREATE TEMP TABLE scored_turns AS SELECT DISTINCT turn_id, trace_id, run_id, "
+        "CREATE TEMP VIEW task_turns AS SELECT DISTINCT turn_id, trace_id, run_id, "
         "eval_set_id, case_id, repeat, turn_index, is_error, has_expected "
         "FROM task_rows WHERE metric IS NULL"
     )
+    create_scored_turns(connection, turns="task_turns")
     connection.execute(
         "CREATE TEMP TABLE turn_scores AS SELECT metric, turn_id, score, detail::JSON AS detail "
         "FROM task_rows WHERE metric IS NOT NULL"

@@ -1,4 +1,6 @@
-"""The Python function the views call: checking tool-call arguments against their schema.
+"""The Python functions the views call: checking tool-call arguments against their schema,
+and tool arguments in canonical form (`tg_canonical_json`, store.canonical), which the turn
+facts the writer keeps (store.turn_facts) and scoring's inputs share.
 
 `tool_calls.valid` and `validity_errors` come from the macro `tg_tool_call_check`. The file
 holds a stand-in for it (queries/macros/30_tool_calls.sql) that answers "not checked", so
@@ -18,7 +20,10 @@ import duckdb
 from duckdb.func import SPECIAL
 from duckdb.sqltypes import BOOLEAN, VARCHAR, DuckDBPyType
 
+from tracegrade.store.canonical import canonical_json
+
 CHECK_FUNCTION = "tg_json_schema_check"
+CANONICAL_FUNCTION = "tg_canonical_json"
 
 
 def check_type(connection: duckdb.DuckDBPyConnection) -> DuckDBPyType:
@@ -35,10 +40,23 @@ def register_view_functions(connection: duckdb.DuckDBPyConnection) -> None:
     """Register the check (once per database) and use it for `tg_tool_call_check` here."""
     from tracegrade.store.tool_schema import check_call  # jsonschema-rs: not for capture alone
 
-    registered = connection.execute(
-        "SELECT 1 FROM duckdb_functions() WHERE function_name = ?", [CHECK_FUNCTION]
-    ).fetchall()
-    if not registered:
+    registered = {
+        row[0]
+        for row in connection.execute(
+            "SELECT function_name FROM duckdb_functions() WHERE function_name IN (?, ?)",
+            [CHECK_FUNCTION, CANONICAL_FUNCTION],
+        ).fetchall()
+    }
+    if CANONICAL_FUNCTION not in registered:
+        connection.create_function(
+            CANONICAL_FUNCTION,
+            canonical_json,
+            list[Any]([VARCHAR]),
+            VARCHAR,
+            null_handling=SPECIAL,
+            side_effects=False,
+        )
+    if CHECK_FUNCTION not in registered:
         connection.create_function(
             CHECK_FUNCTION,
             check_call,

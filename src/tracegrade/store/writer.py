@@ -10,6 +10,10 @@ or threads: writing through it, or even letting it close, would checkpoint into 
 parent's file behind the parent's back (measured: a child's normal exit deleted the
 parent's write-ahead log). So in a child `write()` raises and the connection is kept
 alive, untouched, until the child ends.
+
+After each commit the writer hands the traces the batch touched to its `FactKeeper`
+(store.turn_facts), which computes their turn facts on a thread of its own: ingest does
+not wait for them, and `close()` computes the last ones before the file closes.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from tracegrade.store.archive_location import hot_spans
 from tracegrade.store.archived import ArchivedSpans
 from tracegrade.store.connection import connect
 from tracegrade.store.rows import INTEGER_COLUMNS, SPAN_COLUMNS, SpanRow
+from tracegrade.store.turn_facts import FactKeeper
 
 _BATCH_VIEW = "_tracegrade_incoming_spans"
 # `attrs`, the attributes the views read, is parsed out of the JSON here, once per span, in
@@ -50,7 +55,7 @@ class WriteResult:
 class SpanWriter:
     """Inserts span rows into one DuckDB connection, one committed batch at a time."""
 
-    def __init__(self, connection: duckdb.DuckDBPyConnection) -> None:
+    def __init__(self, connection: duckdb.DuckDBPyConnection, *, keep_facts: bool = True) -> None:
         self._connection = connection
         # The table by its full name: with an archive, `spans` is a view of hot + archive.
         table = hot_spans(connection)
@@ -60,13 +65,18 @@ class SpanWriter:
         self._lock = threading.Lock()
         self._closed = False
         self._pid = os.getpid()
+        self._facts = FactKeeper(connection) if keep_facts else None
         in_child_after_fork(self._pin_in_child)
 
     @classmethod
     def open(
-        cls, path: str | os.PathLike[str] | None = None, *, discard_damaged_log: bool = False
+        cls,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        discard_damaged_log: bool = False,
+        keep_facts: bool = True,
     ) -> SpanWriter:
-        return cls(connect(path, discard_damaged_log=discard_damaged_log))
+        return cls(connect(path, discard_damaged_log=discard_damaged_log), keep_facts=keep_facts)
 
     @property
     def connection(self) -> duckdb.DuckDBPyConnection:
@@ -102,7 +112,14 @@ class SpanWriter:
                 stored = self._insert_new(batch)
             finally:
                 self._connection.unregister(_BATCH_VIEW)
+        if stored and self._facts is not None:
+            self._facts.touched(batch["trace_id"])
         return WriteResult(stored=stored, duplicates=len(rows) - stored)
+
+    def flush_facts(self, timeout: float | None = None) -> bool:
+        """Wait until the turn facts of every trace stored so far are computed (scoring reads
+        them when fresh, and rebuilds from spans otherwise); False if `timeout` ran out."""
+        return self._facts.flush(timeout) if self._facts is not None else True
 
     def _insert_new(self, batch: dict[str, np.ndarray]) -> int:
         """Insert the batch but the spans the archive already holds (see `archived`)."""
@@ -132,6 +149,8 @@ class SpanWriter:
     def close(self) -> None:
         if self.inherited:
             return  # the parent's connection: closing it here would checkpoint its file
+        if self._facts is not None:
+            self._facts.close()
         with self._lock:
             if not self._closed:
                 self._closed = True
