@@ -39,6 +39,8 @@
 --   is_error           the turn crashed (agent, model or tool raised)
 --   error_type         the error's type
 --   error_message      the error's message
+--   service_name       the root span's resource service.name
+--   service_version    the root span's resource service.version
 CREATE TABLE turn_facts (
     turn_id          VARCHAR NOT NULL,
     trace_id         VARCHAR NOT NULL,
@@ -73,7 +75,9 @@ CREATE TABLE turn_facts (
     args_captured    BOOLEAN,
     is_error         BOOLEAN,
     error_type       VARCHAR,
-    error_message    VARCHAR
+    error_message    VARCHAR,
+    service_name     VARCHAR,
+    service_version  VARCHAR
 );
 
 -- turn_fact_calls: each kept turn's own tool calls in order, as scoring's `scored_calls`
