@@ -28,9 +28,9 @@
 --   cost_usd          the turns' cost (their cost_usd metric score), where scored
 --   first_us          the earliest turn start in the bucket, epoch microseconds
 --
--- tg_metric_series(score_rows, turn_rows): the same, over the relations so named (rows of `scores`,
--- rows of `turns`), as the monitor page builds it from its window's scores and their turns
--- alone.
+-- tg_metric_series(score_rows, turn_rows): the same, over the relations so named (rows of
+-- `scores`, rows of `turns`), as the monitor page builds it from its window's scores and
+-- their turns alone.
 CREATE OR REPLACE MACRO tg_metric_series(score_rows, turn_rows) AS TABLE
 WITH traffic AS (
     SELECT

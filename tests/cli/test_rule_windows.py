@@ -146,10 +146,11 @@ def test_an_empty_window_is_one_line_and_exit_6(db: Path) -> None:
     assert result.exit_code == ExitCode.NOTHING_SELECTED
     line = one_line_error(result.stderr)
     assert line.startswith(
-        "tracegrade: nothing to compare: rule 'budgets' scored no turn that started in the "
-        "30m to "
+        "tracegrade: nothing to compare: rule 'budgets' scored no turn that started in the 30m to "
     ), line
-    assert line.endswith("(widen the window: `tracegrade runs --traffic` lists the rule's scorings)")
+    assert line.endswith(
+        "(widen the window: `tracegrade runs --traffic` lists the rule's scorings)"
+    )
     bad = invoke("diff", "--db", str(db), "--rule", "budgets", "--window", "a day")
     assert one_line_error(bad.stderr) == (
         "tracegrade: --window 'a day': give a number and a unit, e.g. 90m, 24h or 7d"

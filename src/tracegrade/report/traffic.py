@@ -205,7 +205,7 @@ def _scored_turns(reader: Reader, scores: str, params: list[Any]) -> str:
     the two report queries took 64.5 s through the view)."""
     if not isinstance(reader, LocalReader):
         return "turns"
-    scored = f"trace_id IN (SELECT split_part(turn_id, '-', 1) FROM ({scores}) scored)"
+    scored = f"trace_id IN (SELECT split_part(turn_id, '-', 1) FROM ({scores}) scored)"  # noqa: S608 — `scores` is this package's SQL; values are parameters
     select_traces(reader.connection, (scored, params))
     try:
         reader.connection.execute(

@@ -127,9 +127,14 @@ def build_window_report(
     code = _exit_code(metrics, overall.error_rate, info.max_error_rate)
     return TrafficReport(
         scoring=info.model_copy(update={"scoring_id": window.label}),
-        selection={"rule": window.rule, "window": window_text(window.seconds),
-                   "from": iso_utc(window.start_ns // 1000), "to": iso_utc(window.end_ns // 1000),
-                   "scorings": int(scorings), "criteria_of": str(latest)},  # fmt: skip
+        selection={
+            "rule": window.rule,
+            "window": window_text(window.seconds),
+            "from": iso_utc(window.start_ns // 1000),
+            "to": iso_utc(window.end_ns // 1000),
+            "scorings": int(scorings),
+            "criteria_of": str(latest),
+        },
         verdict=VERDICTS[code],
         exit_code=int(code),
         overall=overall,

@@ -68,8 +68,9 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
                    (5, "1.1.0", "shop"), (2, "1.1.0", "cart"), (0.5, "1.1.0", "shop")]  # fmt: skip
         for seed, (hours, version, service) in enumerate(batches, start=1):
             resource = {"service.name": service, "service.version": version}
+            start = now - int(hours * HOUR_NS)
             spans = adk_like_spans(3, seed=seed, resource=resource, step_ns=seed * 2_000_000,
-                                   start_ns=now - int(hours * HOUR_NS), failing_tools={seed % 3})  # fmt: skip
+                                   start_ns=start, failing_tools={seed % 3})  # fmt: skip
             assert exporter.export(spans).name == "SUCCESS"
             assert exporter.force_flush()
             for rule in rules:
