@@ -23,15 +23,19 @@ WITH since AS (
     -- The first bucket shown starts at or after this (epoch microseconds).
     SELECT $2 - (CASE WHEN $1 = 'day' THEN 86400 ELSE 3600 END)::BIGINT * 1000000 AS us
 ),
+roots AS (
+    -- The window's spans as turn ids: a turn's id is its root's trace and span id.
+    SELECT trace_id || '-' || span_id AS turn_id
+    FROM spans
+    WHERE start_ns >= (SELECT us FROM since) * 1000
+),
 windowed AS (
     SELECT s.*
     FROM scores s
+    JOIN roots USING (turn_id)
     JOIN scorings g USING (scoring_id)
-    JOIN spans r
-      ON r.trace_id = split_part(s.turn_id, '-', 1) AND r.span_id = split_part(s.turn_id, '-', 2)
     WHERE g.run_id IS NULL AND s.level = 'turn'
       AND ($3::VARCHAR IS NULL OR g.selection->>'rule' = $3)
-      AND r.start_ns >= (SELECT us FROM since) * 1000
 ),
 picked AS (
     SELECT * FROM spans
