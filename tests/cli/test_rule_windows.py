@@ -12,6 +12,7 @@ import json
 import time
 from pathlib import Path
 
+import duckdb
 import pytest
 
 from tests.support.cli import invoke, one_line_error
@@ -62,8 +63,8 @@ def _passes(db: Path, rescore: bool) -> None:
         writer.close()
 
 
-def _pass(connection: object, rule: Rule) -> None:
-    done = score_pass(connection, rule, horizon_us(connection, 0), SPECS, JudgeSettings())  # type: ignore[arg-type]
+def _pass(connection: duckdb.DuckDBPyConnection, rule: Rule) -> None:
+    done = score_pass(connection, rule, horizon_us(connection, 0), SPECS, JudgeSettings())
     assert done.scoring_id is not None
 
 
@@ -120,6 +121,7 @@ def test_a_window_prints_as_a_traffic_report(db: Path, tmp_path: Path) -> None:
     args = ("report", "--db", str(db), "--rule", "budgets", "--window", "24h")
     result = invoke(*args, "--json", str(out))
     assert result.exit_code == ExitCode.GATE_FAILED, result.output  # 3 turns over the bound
+    assert result.stdout.startswith("Traffic · window budgets 24h to ")
     assert "rule budgets: turns of the 24h from " in result.stdout
     report = json.loads(out.read_text())
     assert report["overall"]["turns"] == 6
@@ -129,7 +131,8 @@ def test_a_window_prints_as_a_traffic_report(db: Path, tmp_path: Path) -> None:
     assert (metric["evaluated"], metric["failed_turns"]) == (6, 3)
     assert metric["mean"] == pytest.approx(0.5)
     markdown = invoke(*args, "--markdown")
-    assert "tool_error_rate" in markdown.stdout
+    assert markdown.stdout.startswith("## ❌ tracegrade traffic: failed (window `budgets 24h to ")
+    assert "| **all** | 6 | 0 (0%) | tool_error_rate 3 | 3 |" in markdown.stdout
 
 
 def test_an_unknown_rule_names_the_closest(db: Path) -> None:

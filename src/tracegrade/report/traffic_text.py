@@ -37,7 +37,8 @@ def render_traffic(report: TrafficReport, width: int | None = 100, color: bool =
 
 def _renderables(report: TrafficReport) -> Iterator[RenderableType]:
     overall = report.overall
-    yield Text(f"Traffic · scoring {report.scoring.scoring_id}", style="bold")
+    kind = "window" if "window" in report.selection else "scoring"  # a rule's window
+    yield Text(f"Traffic · {kind} {report.scoring.scoring_id}", style="bold")
     yield Text(f"{describe(report.selection)} · {plural(overall.turns, 'turn')} scored")
     yield Text()
     yield _table(report)
