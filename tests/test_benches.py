@@ -30,3 +30,15 @@ def test_the_traces_bench_builds_its_store_and_lists_turns(tmp_path: Path) -> No
     assert done.returncode == 0, done.stderr[-2000:]
     assert "newest 100 turns: 100 turns listed" in done.stdout
     assert "agent + errors + 24h: " in done.stdout  # (none of billing's errors in the last day)
+
+
+def test_the_monitor_bench_scores_its_store_and_draws_each_window(tmp_path: Path) -> None:
+    # The traces bench's small store, every turn scored in SQL as a rule's hourly passes.
+    done = subprocess.run(
+        [sys.executable, "bench/pages/monitor.py", "--turns", "2000", "--repeat", "1"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+        env={**os.environ, "TMPDIR": str(tmp_path)},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "monitor 30d: 1,999 scored turns, 2 plots" in done.stdout
+    assert "monitor 7d: " in done.stdout

@@ -27,7 +27,11 @@
 --   tokens            the turns' total tokens
 --   cost_usd          the turns' cost (their cost_usd metric score), where scored
 --   first_us          the earliest turn start in the bucket, epoch microseconds
-CREATE OR REPLACE VIEW metric_series AS
+--
+-- tg_metric_series(score_rows, turn_rows): the same, over the relations so named (rows of
+-- `scores`, rows of `turns`), as the monitor page builds it from its window's scores and
+-- their turns alone.
+CREATE OR REPLACE MACRO tg_metric_series(score_rows, turn_rows) AS TABLE
 WITH traffic AS (
     SELECT
         g.selection->>'rule' AS rule,
@@ -37,7 +41,7 @@ WITH traffic AS (
         s.threshold,
         s.status,
         g.scored_at
-    FROM scores s
+    FROM query_table(score_rows) s
     JOIN scorings g USING (scoring_id)
     WHERE g.run_id IS NULL AND s.level = 'turn' AND s.turn_id IS NOT NULL
     QUALIFY row_number() OVER (
@@ -60,7 +64,7 @@ scored AS (
         t.service_version,
         t.total_tokens
     FROM traffic x
-    JOIN turns t USING (turn_id)
+    JOIN query_table(turn_rows) t USING (turn_id)
     LEFT JOIN costs c ON c.turn_id = x.turn_id AND c.rule IS NOT DISTINCT FROM x.rule
 ),
 grains(grain) AS (VALUES ('hour'), ('day'))
@@ -89,3 +93,5 @@ SELECT
 FROM scored
 CROSS JOIN grains
 GROUP BY ALL;
+
+CREATE OR REPLACE VIEW metric_series AS SELECT * FROM tg_metric_series('scores', 'turns');

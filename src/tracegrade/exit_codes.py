@@ -26,6 +26,7 @@ class ExitCode(IntEnum):
     it cannot pass however the rest scored."""
     NOTHING_SELECTED = 6
     """`score --since/--sample/--where` selected no stored traffic turn: nothing was scored
-    (one line says which selection). Often normal on a quiet or small window."""
+    (one line says which selection); or a `--rule NAME --window` of `diff` or `report` holds
+    no turn the rule scored. Often normal on a quiet or small window."""
     INTERRUPTED = 130
     """Stopped by Ctrl-C."""

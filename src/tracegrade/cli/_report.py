@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from tracegrade.report import DiffTolerances, RunDiff
     from tracegrade.report.baseline import Baseline
     from tracegrade.report.traffic_diff import TrafficDiff
+    from tracegrade.report.traffic_window import RuleWindow
     from tracegrade.store import Reader
 
 
@@ -78,15 +79,21 @@ def traffic_diff(
     base: str | None,
     new: str | None,
     tolerances: DiffTolerances,
+    window: str | None = None,
 ) -> TrafficDiff | None:
-    """`tracegrade diff` on traffic: two scorings of traffic, or a rule's two latest; None
-    when the two sides are eval runs (or report files), which `diff_named` compares."""
+    """`tracegrade diff` on traffic: two scorings of traffic, a rule's two latest, or its
+    last window against the one before; None when the two sides are eval runs (or report
+    files), which `diff_named` compares."""
     from tracegrade.report.baseline import is_report_file
     from tracegrade.report.traffic_diff import diff_traffic, latest_two, traffic_sides
+    from tracegrade.report.traffic_window import RuleWindow, diff_windows
 
     if rule is None and (is_report_file(str(base)) or is_report_file(str(new))):
         return None
+    last = RuleWindow.last(rule, window) if rule and window else None
     with Store(db, server).reader() as reader:
+        if last is not None:
+            return diff_windows(reader, last, tolerances)
         base, new = latest_two(reader, rule) if rule else (str(base), str(new))
         if not traffic_sides(reader, base, new):
             return None
@@ -170,15 +177,15 @@ def _emit_pages(
 def emit_traffic(
     db: Path | None,
     server: str | None,
-    scoring_id: str,
+    scoring_id: str | RuleWindow,
     json_path: Path | None = None,
     junit: Path | None = None,
     html: Path | None = None,
     shards: Sequence[Path] = (),
     markdown: bool = False,
 ) -> ExitCode:
-    """A traffic scoring's summary on stdout (terminal or Markdown), files where asked; the
-    exit code its verdict decided."""
+    """A traffic scoring's (or a rule's window's) summary on stdout (terminal or Markdown),
+    files where asked; the exit code its verdict decided. A window has no HTML page."""
     from tracegrade.report import (
         build_traffic_report,
         render_traffic,
@@ -186,14 +193,18 @@ def emit_traffic(
         traffic_to_junit,
     )
     from tracegrade.report.traffic_markdown import traffic_to_markdown
+    from tracegrade.report.traffic_window import build_window_report
 
     with Store(db, server, shards).reader() as reader:
-        report = build_traffic_report(reader, scoring_id)
+        if isinstance(scoring_id, str):
+            report = build_traffic_report(reader, scoring_id)
+        else:
+            report = build_window_report(reader, scoring_id)
         if markdown:
             typer.echo(traffic_to_markdown(report), nl=False)
         else:
             typer.echo(render_traffic(report, width=width(), color=_color()), nl=False)
-        if html:
+        if html and isinstance(scoring_id, str):
             from tracegrade.report.pages import traffic_file
 
             html.write_text(traffic_file(reader, scoring_id), encoding="utf-8")

@@ -32,7 +32,16 @@ def diff(
     rule: Annotated[
         str | None,
         typer.Option(
-            help="Traffic: compare the two latest scorings of this online rule (no ids).",
+            help="Traffic: compare the two latest scorings of this online rule (no ids); "
+            "with --window, its last window with the one before.",
+            show_default=False,
+        ),
+    ] = None,
+    window: Annotated[
+        str | None,
+        typer.Option(
+            help="With --rule: the window's length (24h, 7d, 90m): the rule's turns that "
+            "started in the last one against those of the one before.",
             show_default=False,
         ),
     ] = None,
@@ -76,7 +85,8 @@ def diff(
     evaluated. Anything else exits 0: fixes, verdict changes that are no regression
     (failed → error), changed tool-call sequences, cases in one run only.
 
-    Two traffic scorings (`runs --traffic`; or --rule NAME, its two latest) are compared
+    Two traffic scorings (`runs --traffic`; or --rule NAME, its two latest; or --rule NAME
+    --window 24h, its last 24h of turns against the 24h before) are compared
     overall and per agent: exit 1 when the share of turns that errored or broke a metric's
     budget rose by more than --rate-rise, a judged metric's mean fell by more than
     --score-drop, or p95 latency or cost per turn rose beyond their tolerances.
@@ -87,6 +97,8 @@ def diff(
 
     if (rule is None) == (base is None or new is None) or (rule and base is not None):
         raise fail("give two runs or traffic scorings, or --rule NAME alone")
+    if window is not None and rule is None:
+        raise fail("--window compares two windows of one online rule: give --rule NAME too")
 
     tolerances = DiffTolerances(
         latency_pct=latency_pct,
@@ -99,7 +111,7 @@ def diff(
     )
     color = sys.stdout.isatty()
     with user_errors():
-        traffic = traffic_diff(db, server, rule, base, new, tolerances)
+        traffic = traffic_diff(db, server, rule, base, new, tolerances, window)
         if traffic is not None:
             failed = traffic.failed
             text = render_traffic_diff(traffic, width=width(), color=color)

@@ -35,13 +35,35 @@ def report(
     html: HtmlOption = None,
     markdown: MarkdownOption = False,
     baseline: BaselineOption = None,
+    rule: Annotated[
+        str | None,
+        typer.Option(
+            help="Traffic: with --window, the turns of this online rule that started in the "
+            "last window, as one traffic report (no id).",
+            show_default=False,
+        ),
+    ] = None,
+    window: Annotated[
+        str | None,
+        typer.Option(help="With --rule: the window's length (24h, 7d, 90m).", show_default=False),
+    ] = None,
 ) -> None:
     """Print a run's (or a traffic scoring's) summary again; exit with the code its gate
     decided."""
     from tracegrade.cli._report import emit_report, emit_traffic, is_traffic_scoring
+    from tracegrade.report.traffic_window import RuleWindow
 
     prepare_outputs({"--json": json_path, "--junit": junit, "--html": html})
+    if (rule is None) != (window is None) or (rule is not None and run is not None):
+        raise fail("a rule's window is --rule NAME --window 24h, without a run or scoring id")
     with user_errors():
+        if rule is not None and window is not None:
+            if baseline or html:
+                raise fail("a rule's window has no --baseline or --html: compare windows with "
+                           f"`tracegrade diff --rule {rule} --window {window}`")  # fmt: skip
+            last = RuleWindow.last(rule, window)
+            code = emit_traffic(db, server, last, json_path, junit, markdown=markdown)
+            raise typer.Exit(int(code))
         if run not in (None, "latest") and is_traffic_scoring(db, server, run):
             if baseline:
                 raise fail(

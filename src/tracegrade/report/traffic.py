@@ -73,8 +73,7 @@ WITH per_turn AS (
            any_value(score) FILTER (metric = 'tool_efficiency') AS efficiency,
            any_value((detail->>'consecutive_repeats')::INTEGER)
                FILTER (metric = 'tool_efficiency') AS consecutive
-    FROM scores
-    WHERE scoring_id = ? AND level = 'turn'
+    FROM ({scores}) scored
     GROUP BY turn_id
 ),
 facts AS (
@@ -141,27 +140,45 @@ def build_traffic_report(reader: Reader, scoring_id: str) -> TrafficReport:
             f"scoring '{scoring_id}' scored eval run '{scoring['run_id']}': use the run report"
         )
     info = scoring_info(scoring)
-    turns = _scored_turns(reader, scoring_id)
-    breaches: dict[tuple[str, str], dict[str, int]] = {}
-    for row in records(reader, _BREACHES.format(turns=turns), [scoring_id]):
-        breaches.setdefault((row["dimension"], row["name"]), {})[row["metric"]] = int(row["turns"])
-    rows = {
-        (row["dimension"], row["name"]): _row(row, breaches.get((row["dimension"], row["name"])))
-        for row in records(reader, _ROWS.format(turns=turns), [scoring_id])
-    }
-    empty = TrafficRow.model_validate(_EMPTY)
+    overall, by_agent, by_model, by_service = traffic_rows(reader, _SCORING_TURNS, [scoring_id])
     return TrafficReport(
         scoring=info,
         selection=as_dict(scoring["selection"]),
         verdict=str(scoring["verdict"]),
         exit_code=int(scoring["exit_code"]),
-        overall=rows.get(("all", "all"), empty),
-        by_agent=[r for (dimension, _), r in rows.items() if dimension == "agent"],
-        by_model=[r for (dimension, _), r in rows.items() if dimension == "model"],
-        by_service=[r for (dimension, _), r in rows.items() if dimension == "service"],
+        overall=overall,
+        by_agent=by_agent,
+        by_model=by_model,
+        by_service=by_service,
         metrics=run_metrics(score_rows(reader, scoring_id, "run"), info.criteria),
         caveat=SAMPLING_CAVEAT,
         judges=judge_usage(reader, scoring_id),
+    )
+
+
+_SCORING_TURNS = "SELECT * FROM scores WHERE scoring_id = ? AND level = 'turn'"
+
+
+def traffic_rows(
+    reader: Reader, scores: str, params: list[Any]
+) -> tuple[TrafficRow, list[TrafficRow], list[TrafficRow], list[TrafficRow]]:
+    """Overall, per agent, per model and per service: the turns whose turn-level score rows
+    `scores` (a SELECT over `scores`, with `params`) holds, one row per turn and metric."""
+    turns = _scored_turns(reader, scores, params)
+    breaches: dict[tuple[str, str], dict[str, int]] = {}
+    grouped = _BREACHES.format(scores=scores, turns=turns)
+    for row in records(reader, grouped, params):
+        breaches.setdefault((row["dimension"], row["name"]), {})[row["metric"]] = int(row["turns"])
+    rows = {
+        (row["dimension"], row["name"]): _row(row, breaches.get((row["dimension"], row["name"])))
+        for row in records(reader, _ROWS.format(scores=scores, turns=turns), params)
+    }
+    empty = TrafficRow.model_validate(_EMPTY)
+    return (
+        rows.get(("all", "all"), empty),
+        [r for (dimension, _), r in rows.items() if dimension == "agent"],
+        [r for (dimension, _), r in rows.items() if dimension == "model"],
+        [r for (dimension, _), r in rows.items() if dimension == "service"],
     )
 
 
@@ -181,15 +198,15 @@ _EMPTY: dict[str, Any] = {
 }
 
 
-def _scored_turns(reader: Reader, scoring_id: str) -> str:
+def _scored_turns(reader: Reader, scores: str, params: list[Any]) -> str:
     """The relation the scored turns' facts are read from: the `turns` view, or, on this
     process's own connection, a table of the scored traces' turns alone. The view normalises
     every stored span (after `score --sample 0.05` over 1.04M spans scored in 16.7 s, one of
     the two report queries took 64.5 s through the view)."""
     if not isinstance(reader, LocalReader):
         return "turns"
-    scored = "trace_id IN (SELECT split_part(turn_id, '-', 1) FROM scores WHERE scoring_id = ?)"
-    select_traces(reader.connection, (scored, [scoring_id]))
+    scored = f"trace_id IN (SELECT split_part(turn_id, '-', 1) FROM ({scores}) scored)"  # noqa: S608 — `scores` is this package's SQL; values are parameters
+    select_traces(reader.connection, (scored, params))
     try:
         reader.connection.execute(
             "CREATE OR REPLACE TEMP TABLE report_turns AS "

@@ -62,8 +62,20 @@ def diff_traffic(
     reader: Reader, base: str, new: str, tolerances: DiffTolerances | None = None
 ) -> TrafficDiff:
     """`base` and `new` are traffic scoring ids (`list_traffic_scorings`)."""
-    tolerances = tolerances or DiffTolerances()
     before, after = build_traffic_report(reader, base), build_traffic_report(reader, new)
+    return compare_reports(before, after, base, new, tolerances)
+
+
+def compare_reports(
+    before: TrafficReport,
+    after: TrafficReport,
+    base: str,
+    new: str,
+    tolerances: DiffTolerances | None = None,
+) -> TrafficDiff:
+    """Two traffic reports (two scorings, or two windows of a rule), `base` and `new` naming
+    them."""
+    tolerances = tolerances or DiffTolerances()
     changes = [*_row_changes("all", before.overall, after.overall, tolerances)]
     changes += _metric_changes(before, after, tolerances)
     agents = {row.name: row for row in before.by_agent}

@@ -22,7 +22,8 @@ def traffic_to_markdown(report: TrafficReport) -> str:
 def _lines(report: TrafficReport) -> Iterator[str]:
     icon = _ICON.get(report.verdict, "")
     scoring = code(report.scoring.scoring_id)
-    yield f"## {icon} tracegrade traffic: {report.verdict} (scoring {scoring})"
+    kind = "window" if "window" in report.selection else "scoring"  # a rule's window
+    yield f"## {icon} tracegrade traffic: {report.verdict} ({kind} {scoring})"
     yield ""
     yield f"{md(describe(report.selection))} · {plural(report.overall.turns, 'turn')} scored"
     yield ""

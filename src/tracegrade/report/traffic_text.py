@@ -37,7 +37,8 @@ def render_traffic(report: TrafficReport, width: int | None = 100, color: bool =
 
 def _renderables(report: TrafficReport) -> Iterator[RenderableType]:
     overall = report.overall
-    yield Text(f"Traffic · scoring {report.scoring.scoring_id}", style="bold")
+    kind = "window" if "window" in report.selection else "scoring"  # a rule's window
+    yield Text(f"Traffic · {kind} {report.scoring.scoring_id}", style="bold")
     yield Text(f"{describe(report.selection)} · {plural(overall.turns, 'turn')} scored")
     yield Text()
     yield _table(report)
@@ -72,6 +73,12 @@ def _left_out(not_evaluated: dict[str, str]) -> Iterator[Text]:
 
 def describe(selection: dict[str, Any]) -> str:
     """The selection in words: which turns were scored (and by which online rule)."""
+    if "window" in selection:  # a rule's window (report/traffic_window.py)
+        return (
+            f"rule {selection.get('rule')}: turns of the {selection['window']} from "
+            f"{selection.get('from')} to {selection.get('to')} "
+            f"({plural(int(selection.get('scorings') or 0), 'scoring')})"
+        )
     words = traffic_words(selection.get("since_s"), selection.get("sample"), selection.get("where"))
     rule = selection.get("rule")
     return f"rule {rule}: {words}" if rule else words
