@@ -63,6 +63,9 @@ _SELECTED_TABLES = (
     "scoring_case_spans",
     "scoring_expected_turns",
     "scoring_traces",
+    "scoring_case_repeats",
+    "scoring_matches",
+    "scoring_sessions",
 )
 
 
