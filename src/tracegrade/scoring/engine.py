@@ -21,7 +21,7 @@ from tracegrade._resources import scoring_sql
 from tracegrade.errors import ConfigError, NothingSelected, TracegradeError
 from tracegrade.scoring.criteria import ScoringConfig
 from tracegrade.scoring.functions import register_functions
-from tracegrade.scoring.matching import Matching, match_sessions
+from tracegrade.scoring.matching import Matching, drop_matched, match_sessions
 from tracegrade.scoring.metrics import MetricSpec
 from tracegrade.scoring.predicate import define_predicate
 from tracegrade.scoring.prices import load_prices
@@ -81,7 +81,10 @@ def score_matched(
     _fill_inputs(connection)
     if not connection.execute("SELECT 1 FROM scored_turns LIMIT 1").fetchall():
         raise NothingSelected(_no_session_matched(matching))
-    result = score_loaded(connection, config, specs, selection, judging, stop=stop)
+    try:
+        result = score_loaded(connection, config, specs, selection, judging, stop=stop)
+    finally:
+        drop_matched(connection)
     return result, matching
 
 

@@ -64,6 +64,17 @@ class Matching:
     unmatched_sessions: tuple[UnmatchedSession, ...] = field(default_factory=tuple)
 
 
+# The cases' expected turns as the judges read them (queries/judging/01_turns.sql), kept
+# past the selected tables' drop: judging runs after the inputs are made. Columns as the
+# expected_turns view's.
+MATCHED_EXPECTED = """
+CREATE TEMP TABLE IF NOT EXISTS scoring_matched_expected (
+    run_id VARCHAR, eval_set_id VARCHAR, case_id VARCHAR, turn_index INTEGER,
+    user_text VARCHAR, final_text VARCHAR, n_tool_calls INTEGER, tool_calls JSON,
+    intermediate_texts JSON, rubrics JSON, case_rubrics JSON
+)
+"""
+
 _SESSIONS = """
 CREATE OR REPLACE TEMP TABLE scoring_sessions AS
 SELECT
@@ -216,6 +227,15 @@ def _replace_expected(
         "CREATE OR REPLACE TEMP TABLE scoring_expected_turns AS "
         "SELECT * FROM tg_expected_turns('scoring_case_spans')"
     )
+    connection.execute(
+        "CREATE OR REPLACE TEMP TABLE scoring_matched_expected AS "
+        "SELECT * FROM scoring_expected_turns"
+    )
+
+
+def drop_matched(connection: duckdb.DuckDBPyConnection) -> None:
+    """What matching kept for the judges, once the scoring is done."""
+    connection.execute("DROP TABLE IF EXISTS scoring_matched_expected")
 
 
 def _why_unmatched(connection: duckdb.DuckDBPyConnection, case: Case) -> str:
