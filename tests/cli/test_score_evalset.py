@@ -122,9 +122,7 @@ def stored(tmp_path_factory: pytest.TempPathFactory) -> Stored:
     )
     assert inference.returncode == 0, inference.stderr
     report = folder / "run.json"
-    run = tracegrade(
-        "run", str(inferred), "--agent", str(AGENT), "--json", str(report), cwd=folder
-    )
+    run = tracegrade("run", str(inferred), "--agent", str(AGENT), "--json", str(report), cwd=folder)
     assert run.returncode == ExitCode.GATE_FAILED, run.stderr  # the kitchen case fails
     return Stored(folder, adk_db, folder / "cli.duckdb", json.loads(report.read_text()))
 
@@ -141,9 +139,7 @@ def _case_scores(cases: list[dict[str, Any]], scores_key: str) -> dict[str, Any]
                 else ((s["metric"], s) for s in repeat["scores"])
             )
             # Rounded: the run's JSON report rounds what the stored scores hold.
-            repeats.append(
-                {m: _rounded(s["score"]) for m, s in items if m not in TIMED}
-            )
+            repeats.append({m: _rounded(s["score"]) for m, s in items if m not in TIMED})
         found[case["case_id"]] = (case["verdict"], repeats)
     return found
 
@@ -185,15 +181,18 @@ def test_the_same_scores_as_run_and_what_did_not_match(stored: Stored) -> None:
     assert code == ExitCode.INCOMPLETE
     # The production conversation matches no case: listed, not scored.
     (session,) = document["unmatched_sessions"]
-    assert session["user_texts"] == [PRODUCTION_MESSAGE] and session["matches"] == []
-    assert document["matched_sessions"] == 3 and document["turns"] == 4
-    assert "1 case(s) matched no session" in output and PRODUCTION_MESSAGE in output
+    assert (session["user_texts"], session["matches"]) == ([PRODUCTION_MESSAGE], [])
+    assert (document["matched_sessions"], document["turns"]) == (3, 4)
+    assert "1 case(s) matched no session" in output
+    assert PRODUCTION_MESSAGE in output
 
 
 def test_every_matching_session_is_a_repeat(stored: Stored, tmp_path: Path) -> None:
     """A second `adk eval` of one case (its num_runs): two sessions, two repeats."""
     again = _eval_set(tmp_path / "again.evalset.json", GREETING)
-    (tmp_path / "test_config.json").write_text(json.dumps({"criteria": {"response_match_score": 0.5}}))
+    (tmp_path / "test_config.json").write_text(
+        json.dumps({"criteria": {"response_match_score": 0.5}})
+    )
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join(filter(None, [os.environ.get("PYTHONPATH"), str(ROOT)])),
@@ -226,7 +225,9 @@ def test_cases_with_the_same_user_messages_are_ambiguous(stored: Stored) -> None
     assert set(reasons) == {"greeting", "greeting_twin"}
     assert "ambiguous" in reasons["greeting"]
     ambiguous = [s for s in document["unmatched_sessions"] if s["matches"]]
-    assert [s["matches"] for s in ambiguous] == [["thermostat/greeting", "thermostat/greeting_twin"]]
+    assert [s["matches"] for s in ambiguous] == [
+        ["thermostat/greeting", "thermostat/greeting_twin"]
+    ]
     assert [c["case_id"] for c in document["cases"] if c["verdict"] == "passed"] == [
         "bedroom_two_turns"
     ]

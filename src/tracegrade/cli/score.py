@@ -114,7 +114,9 @@ def score(
 
             import_judge_modules(judge_import)
         if evalset is not None and (junit or html):
-            raise ConfigError("--evalset: its report is text and --json; --junit and --html are not written")
+            raise ConfigError(
+                "--evalset: its report is text and --json; --junit and --html are not written"
+            )
         request = ScoreRequest(
             run_id=run,
             evalset=evalset,

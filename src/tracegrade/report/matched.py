@@ -41,7 +41,9 @@ def matched_cases(reader: Reader, scoring_id: str) -> list[dict[str, Any]]:
     return cases
 
 
-def matched_document(matching: dict[str, Any], result: dict[str, Any], cases: list[Any]) -> dict:
+def matched_document(
+    matching: dict[str, Any], result: dict[str, Any], cases: list[Any]
+) -> dict[str, Any]:
     """The JSON report (`--json`): the scoring, its cases, and the matching."""
     return {
         "scoring_id": result["scoring_id"],

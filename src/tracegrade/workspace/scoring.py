@@ -13,12 +13,12 @@ from typing import Any
 
 import duckdb
 
-from tracegrade.scoring.criteria import parse_config
 from tracegrade.evalset import load_eval_set
+from tracegrade.scoring.criteria import parse_config
 from tracegrade.scoring.engine import score, score_matched
-from tracegrade.scoring.matching import Matching, matched_run_id
 from tracegrade.scoring.judging import check_judges
 from tracegrade.scoring.judging.settings import Stop
+from tracegrade.scoring.matching import Matching, matched_run_id
 from tracegrade.scoring.metrics import available_metrics
 from tracegrade.scoring.selection import Selection
 from tracegrade.scoring.stored import latest_run_id, run_criteria
