@@ -273,3 +273,16 @@ def test_evalset_with_a_run_is_one_line(stored: Stored) -> None:
     result = invoke("score", "--evalset", str(evalset), "--run", "abc", "--db", str(stored.adk_db))
     assert result.exit_code == ExitCode.USAGE_ERROR
     assert "evalset" in one_line_error(result.stderr)
+
+
+def test_the_python_api_takes_the_same_request(stored: Stored) -> None:
+    import tracegrade
+    from tracegrade.workspace.requests import ScoreRequest
+
+    evalset = _eval_set(stored.folder / "api.evalset.json", GREETING, NEVER_ASKED)
+    result = tracegrade.score(ScoreRequest(evalset=evalset), store=stored.adk_db)
+    assert result.matching is not None
+    assert result.exit_code == ExitCode.INCOMPLETE
+    assert [c.case_id for c in result.matching.unmatched_cases] == ["never_asked"]
+    # The bedroom, kitchen and production sessions match neither case here.
+    assert len(result.matching.unmatched_sessions) == 3

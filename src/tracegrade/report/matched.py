@@ -25,6 +25,10 @@ ORDER BY eval_set_id, case_id, repeat, metric
 """
 
 
+_SHOWN_SESSIONS = 20
+"""Production holds thousands of sessions no case matches: the text shows the first."""
+
+
 def matched_cases(reader: Reader, scoring_id: str) -> list[dict[str, Any]]:
     """Each case's outcome, with its case-level scores per repeat ({metric: score})."""
     scores: dict[tuple[str, str], dict[int, dict[str, Any]]] = {}
@@ -76,7 +80,9 @@ def render_matched(document: dict[str, Any]) -> str:
     sessions = document["unmatched_sessions"]
     if sessions:
         lines.append(f"{len(sessions)} session(s) of no eval run scored as no case:")
-        lines += [f"  {_session(s)}" for s in sessions]
+        lines += [f"  {_session(s)}" for s in sessions[:_SHOWN_SESSIONS]]
+        if len(sessions) > _SHOWN_SESSIONS:
+            lines.append(f"  ... and {len(sessions) - _SHOWN_SESSIONS} more (--json lists all)")
     return "\n".join(lines) + "\n"
 
 
