@@ -3,9 +3,10 @@
 The sessions are `adk eval`'s own inference (tests/cli/adk_inference.py, in its own
 process: ADK's EvaluationGenerator and user simulator, ADK's runner, not tracegrade's
 harness) of a real google-adk agent with a scripted model, its spans exported by the
-agent module through tracegrade's `configure()` into a real DuckDB file, plus one
-production-like conversation no case holds. The same agent and eval set through
-`tracegrade run` into another file give the scores to agree with, judged metric included.
+agent module over OTLP/HTTP to a real `tracegrade serve` (or through tracegrade's
+`configure()` into a DuckDB file), plus one production-like conversation no case holds.
+The same agent and eval set through `tracegrade run` into another file give the scores to
+agree with, judged metric included.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from tests.serve.helpers import start_server
 from tests.support.cli import ROOT, invoke, one_line_error, tracegrade
 from tracegrade.exit_codes import ExitCode
 
@@ -107,24 +109,33 @@ def stored(tmp_path_factory: pytest.TempPathFactory) -> Stored:
     (folder / "test_config.json").write_text(json.dumps(CRITERIA))
     inferred = _eval_set(folder / "infer.evalset.json", BEDROOM, KITCHEN, GREETING)
     adk_db = folder / "adk.duckdb"
+    server = start_server(folder, db=adk_db)
+    try:
+        _infer(inferred, {"EVALSET_AGENT_OTLP": server.url}, PRODUCTION_MESSAGE)
+    finally:
+        assert server.stop() == 0, server.stderr()  # its file is free to score now
+    report = folder / "run.json"
+    run = tracegrade("run", str(inferred), "--agent", str(AGENT), "--json", str(report), cwd=folder)
+    assert run.returncode == ExitCode.GATE_FAILED, run.stderr  # the kitchen case fails
+    return Stored(folder, adk_db, folder / "cli.duckdb", json.loads(report.read_text()))
+
+
+def _infer(evalset: Path, export: dict[str, str], *conversations: str) -> None:
+    """`adk eval`'s inference of `evalset`, then the `conversations`, in their own process."""
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join(filter(None, [os.environ.get("PYTHONPATH"), str(ROOT)])),
-        "EVALSET_AGENT_DB": str(adk_db),
+        **export,
     }
-    inference = subprocess.run(
-        [sys.executable, "-m", "tests.cli.adk_inference", str(inferred), PRODUCTION_MESSAGE],
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.cli.adk_inference", str(evalset), *conversations],
         cwd=ROOT,
         env=env,
         capture_output=True,
         text=True,
         timeout=240,
     )
-    assert inference.returncode == 0, inference.stderr
-    report = folder / "run.json"
-    run = tracegrade("run", str(inferred), "--agent", str(AGENT), "--json", str(report), cwd=folder)
-    assert run.returncode == ExitCode.GATE_FAILED, run.stderr  # the kitchen case fails
-    return Stored(folder, adk_db, folder / "cli.duckdb", json.loads(report.read_text()))
+    assert done.returncode == 0, done.stderr
 
 
 def _case_scores(cases: list[dict[str, Any]], scores_key: str) -> dict[str, Any]:
@@ -193,21 +204,8 @@ def test_every_matching_session_is_a_repeat(stored: Stored, tmp_path: Path) -> N
     (tmp_path / "test_config.json").write_text(
         json.dumps({"criteria": {"response_match_score": 0.5}})
     )
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join(filter(None, [os.environ.get("PYTHONPATH"), str(ROOT)])),
-        "EVALSET_AGENT_DB": str(tmp_path / "again.duckdb"),
-    }
-    for _ in range(2):
-        done = subprocess.run(
-            [sys.executable, "-m", "tests.cli.adk_inference", str(again)],
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=240,
-        )
-        assert done.returncode == 0, done.stderr
+    for _ in range(2):  # through configure(), into the file
+        _infer(again, {"EVALSET_AGENT_DB": str(tmp_path / "again.duckdb")})
     result = invoke(
         "score", "--evalset", str(again), "--db", str(tmp_path / "again.duckdb"),
         "--json", str(tmp_path / "again.json"),

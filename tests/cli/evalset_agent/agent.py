@@ -2,7 +2,8 @@
 own `adk eval` and a plain ADK runner, so their scores can be compared.
 
 When $EVALSET_AGENT_DB is set the process's spans go into that DuckDB file through
-tracegrade's `configure()`, as a user's agent exports them under any harness.
+tracegrade's `configure()`; when $EVALSET_AGENT_OTLP is, over OTLP/HTTP to that endpoint
+(`configure_otlp`), as a user's agent exports them under any harness.
 """
 
 from __future__ import annotations
@@ -18,6 +19,10 @@ if os.environ.get("EVALSET_AGENT_DB"):
     from tracegrade.capture import configure
 
     configure(os.environ["EVALSET_AGENT_DB"], capture_content=True)
+elif os.environ.get("EVALSET_AGENT_OTLP"):
+    from tracegrade.capture import configure_otlp
+
+    configure_otlp(os.environ["EVALSET_AGENT_OTLP"], capture_content=True)
 
 
 def get_temperature(room: str) -> dict[str, Any]:
