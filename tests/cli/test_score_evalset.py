@@ -284,3 +284,21 @@ def test_the_python_api_takes_the_same_request(stored: Stored) -> None:
     assert [c.case_id for c in result.matching.unmatched_cases] == ["never_asked"]
     # The bedroom, kitchen and production sessions match neither case here.
     assert len(result.matching.unmatched_sessions) == 3
+
+
+def test_whole_conversations_match_whitespace_aside(stored: Stored) -> None:
+    """A case holding only the first of a session's two turns does not match it; a case
+    whose message differs only in the whitespace around it does."""
+    first_only = _case("bedroom_first_only", BEDROOM["conversation"][0])
+    padded = _case(
+        "greeting_padded", _turn("  Hello\n", "Hello! I can read and set temperatures.", [])
+    )
+    evalset = _eval_set(stored.folder / "partial.evalset.json", first_only, padded)
+    _, document, _ = _score(stored, evalset)
+    assert [c["case_id"] for c in document["unmatched_cases"]] == ["bedroom_first_only"]
+    assert [(c["case_id"], c["repeats"]) for c in document["cases"]] == [
+        ("bedroom_first_only", 0),
+        ("greeting_padded", 1),
+    ]
+    unmatched = sorted(tuple(s["user_texts"]) for s in document["unmatched_sessions"])
+    assert ("How warm is the bedroom?", "Make it 22 degrees.") in unmatched

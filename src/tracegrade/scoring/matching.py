@@ -3,7 +3,7 @@ scoring sees them as an eval run's case repeats (`tracegrade score --evalset`).
 
 The rule (docs/score-evalset.md): a session matches a case when its turns' user messages,
 in the order the turns started, equal the case's invocations' user messages in order:
-as many turns, each text equal after trimming the whitespace around it. The texts are
+as many turns, each text equal after trimming the spaces, tabs and line breaks around it. The texts are
 read as tracegrade reads them everywhere (the case's text parts joined by a newline, as
 ADK's response metrics read them; the turn's latest real user message of its first model
 call, which the `turns` view gives). Every session matching a case is one repeat of it,
@@ -81,7 +81,7 @@ SELECT
     session_id,
     list(turn_id ORDER BY start_ns, turn_id) AS turn_ids,
     list(user_text ORDER BY start_ns, turn_id) AS user_texts,
-    list(coalesce(trim(user_text), '') ORDER BY start_ns, turn_id) AS keys,
+    list(coalesce(trim(user_text, e' \t\n\r'), '') ORDER BY start_ns, turn_id) AS keys,
     min(start_ns) AS start_ns
 FROM scoring_turns
 WHERE run_id IS NULL AND session_id IS NOT NULL
@@ -90,7 +90,8 @@ GROUP BY session_id
 
 # Each case's user messages in order, the key a session must equal.
 _CASE_KEYS = """
-SELECT eval_set_id, case_id, list(coalesce(trim(user_text), '') ORDER BY turn_index) AS keys
+SELECT eval_set_id, case_id,
+       list(coalesce(trim(user_text, e' \t\n\r'), '') ORDER BY turn_index) AS keys
 FROM scoring_expected_turns
 GROUP BY eval_set_id, case_id
 """
