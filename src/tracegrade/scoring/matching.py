@@ -3,10 +3,10 @@ scoring sees them as an eval run's case repeats (`tracegrade score --evalset`).
 
 The rule (docs/score-evalset.md): a session matches a case when its turns' user messages,
 in the order the turns started, equal the case's invocations' user messages in order:
-as many turns, each text equal after trimming the spaces, tabs and line breaks around it. The texts are
-read as tracegrade reads them everywhere (the case's text parts joined by a newline, as
-ADK's response metrics read them; the turn's latest real user message of its first model
-call, which the `turns` view gives). Every session matching a case is one repeat of it,
+as many turns, each text equal after trimming the spaces, tabs and line breaks around it.
+The texts are read as tracegrade reads them everywhere (the case's text parts joined by a
+newline, as ADK's response metrics read them; the turn's latest real user message of its
+first model call, which the `turns` view gives). Every session matching a case is one repeat of it,
 oldest first. A session that matches two or more cases (their user messages are the same)
 is ambiguous and is scored against none. A case no session matched is planned and not
 run, as a case a stopped run never reached. Conversation scenarios are never matched:
