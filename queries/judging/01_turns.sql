@@ -15,7 +15,11 @@ SELECT
     -- Where a sample (score --sample) would put the turn: budgets judge in this order.
     ('0x' || right(t.trace_id, 16))::UBIGINT AS sample_key
 FROM judged_turn_rows t
-LEFT JOIN expected_turns e
+-- scoring_matched_expected: the eval set's cases when the turns are sessions matched to
+-- it (`score --evalset`, scoring/matching.py), which no eval-case span records.
+LEFT JOIN (
+    SELECT * FROM expected_turns UNION ALL BY NAME SELECT * FROM scoring_matched_expected
+) e
     ON e.run_id = t.run_id AND e.eval_set_id = t.eval_set_id
    AND e.case_id = t.case_id AND e.turn_index = t.turn_index
 LEFT JOIN (

@@ -139,17 +139,26 @@ WHERE json_extract(attributes->>'tracegrade.expected', '$.scenario') IS NOT NULL
 --   case_id                the case
 --   repeat                 the repeat, from 0
 --   turn_index             the turn's position in the case, from 0
+-- Sessions matched to an eval set (`score --evalset`, scoring/matching.py) have no eval
+-- run span: scoring_case_repeats gives each case's repeats (its matched sessions; one for
+-- a case no session matched, which is then not run). No rows for an eval run.
+CREATE TEMP TABLE IF NOT EXISTS scoring_case_repeats (
+    run_id VARCHAR, eval_set_id VARCHAR, case_id VARCHAR, repeats INTEGER
+);
+
 CREATE OR REPLACE TEMP TABLE scored_plan AS
 WITH planned AS (
     SELECT run_id, eval_set_id, case_id, turn_index FROM scoring_expected_turns
     UNION ALL
     SELECT run_id, eval_set_id, case_id, 0 AS turn_index FROM scored_scenario_cases
 )
-SELECT p.run_id, p.eval_set_id, p.case_id, unnest(range(coalesce(r.repeats, 1))) AS repeat,
-       p.turn_index
+SELECT p.run_id, p.eval_set_id, p.case_id,
+       unnest(range(coalesce(m.repeats, r.repeats, 1))) AS repeat, p.turn_index
 FROM planned p
-JOIN eval_runs r USING (run_id)
-WHERE p.run_id IN (SELECT run_id FROM scored_turns WHERE run_id IS NOT NULL);
+LEFT JOIN eval_runs r USING (run_id)
+LEFT JOIN scoring_case_repeats m USING (run_id, eval_set_id, case_id)
+WHERE p.run_id IN (SELECT run_id FROM scored_turns WHERE run_id IS NOT NULL)
+  AND (r.run_id IS NOT NULL OR m.run_id IS NOT NULL);
 
 -- scored_judgements: the judge answers the scored turns' judged metrics use, filled by the
 -- judge runner (scoring/judging): one row per answer (cached or new), per sample, and one

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -23,6 +23,12 @@ from tracegrade.cli._common import (
     sql_errors,
     user_errors,
 )
+from tracegrade.errors import ConfigError
+
+if TYPE_CHECKING:
+    from tracegrade.exit_codes import ExitCode
+    from tracegrade.workspace.results import ScoreResult
+    from tracegrade.workspace.store import Store
 
 
 def score(
@@ -42,6 +48,16 @@ def score(
     ] = None,
     where: Annotated[
         str | None, typer.Option(help="Traffic: a SQL condition on the turns view.")
+    ] = None,
+    evalset: Annotated[
+        Path | None,
+        typer.Option(
+            "--evalset",
+            help="An ADK eval-set file: score the stored sessions no tracegrade run made "
+            "(adk eval, another harness, production) that match its cases by their user "
+            "messages in order, as `run` would score them. Criteria: --config, else the "
+            "test_config.json beside it.",
+        ),
     ] = None,
     metrics: MetricsOption = None,
     db: Annotated[
@@ -79,6 +95,10 @@ def score(
     `tracegrade serve` holds the database, the server does the scoring. Several --db
     (shards, whose spans were routed by trace id) are read as one database.
 
+    With --evalset FILE it scores the sessions of no eval run whose users' messages are a
+    case's, each matching session a repeat of that case, and lists the cases and sessions
+    that did not match (docs/score-evalset.md).
+
     Traffic options that select no stored turn (a quiet window, a small --sample) print one
     line saying so and exit 6: nothing was scored, nothing is wrong with the options.
     """
@@ -93,8 +113,13 @@ def score(
             from tracegrade.scoring.judging.resolve import import_judge_modules
 
             import_judge_modules(judge_import)
+        if evalset is not None and (junit or html):
+            raise ConfigError(
+                "--evalset: its report is text and --json; --junit and --html are not written"
+            )
         request = ScoreRequest(
             run_id=run,
+            evalset=evalset,
             criteria=load_criteria(config, (), metrics or ()) if config else None,
             metric_dirs=tuple(metrics or ()),
             judge=judge_options(judge_concurrency, judge_budget_usd, judge_timeout, judge_retries),
@@ -106,13 +131,33 @@ def score(
         store = Store(first, server, shards)
         with store.scoring(request.metric_dirs) as target, _where_errors(where):
             summary = target.score(request)
-        if summary.run_id is None:
+        if summary.matching is not None:
+            code = _emit_matched(store, summary, json_path)
+        elif summary.run_id is None:
             code = emit_traffic(first, server, summary.scoring_id, json_path, junit, html, shards)
         else:
             code = emit_report(
                 first, server, summary.scoring_id, json_path, junit, html=html, shards=shards
             )
     raise typer.Exit(int(code))
+
+
+def _emit_matched(store: Store, summary: ScoreResult, json_path: Path | None) -> ExitCode:
+    """A `--evalset` scoring's report: each case, then what did not match."""
+    import json
+
+    from tracegrade.report.matched import matched_cases, matched_document, render_matched
+
+    assert summary.matching is not None
+    with store.reader() as reader:
+        cases = matched_cases(reader, summary.scoring_id)
+    document = matched_document(
+        summary.matching.model_dump(mode="json"), summary.model_dump(mode="json"), cases
+    )
+    typer.echo(render_matched(document), nl=False)
+    if json_path:
+        json_path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+    return summary.exit_code
 
 
 def _where_errors(where: str | None) -> AbstractContextManager[None]:

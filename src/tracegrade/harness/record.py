@@ -108,6 +108,17 @@ def _eval_set(loaded: LoadedEvalSet) -> dict[str, Any]:
 
 
 def _case_attributes(run_id: str, case: Case) -> dict[str, AttributeValue]:
+    return {
+        RUN_ID: run_id,
+        EVAL_SET_ID: case.eval_set_id,
+        CASE_ID: case.case_id,
+        EXPECTED: json.dumps(case_expected(case)),
+    }
+
+
+def case_expected(case: Case) -> dict[str, Any]:
+    """What a case expects, as its eval-case span records it (`tracegrade.expected`, read
+    by the expected_turns view); `score --evalset` gives scoring the same document."""
     turns = [
         {
             "turn_index": turn.turn_index,
@@ -127,9 +138,4 @@ def _case_attributes(run_id: str, case: Case) -> dict[str, AttributeValue]:
             "conversation_plan": case.scenario.conversation_plan,
             "user_persona": case.scenario.user_persona,
         }
-    return {
-        RUN_ID: run_id,
-        EVAL_SET_ID: case.eval_set_id,
-        CASE_ID: case.case_id,
-        EXPECTED: json.dumps(expected),
-    }
+    return expected

@@ -50,7 +50,8 @@ def find_scoring(reader: Reader, scoring_id: str | None, run_id: str | None) -> 
             )
         return rows[0]
     unsigned = _unsigned_runs(reader)
-    where = "run_id IS NOT NULL AND NOT list_contains(?, run_id)"
+    # A `score --evalset` scoring's run is its own, with no run span to report on.
+    where = "run_id IS NOT NULL AND NOT list_contains(?, run_id) AND selection->>'evalset' IS NULL"
     rows = records(reader, _SCORING.format(where=where), [unsigned])
     if not rows and unsigned:
         raise ReportError(

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import duckdb
@@ -21,6 +21,7 @@ from tracegrade._resources import scoring_sql
 from tracegrade.errors import ConfigError, NothingSelected, TracegradeError
 from tracegrade.scoring.criteria import ScoringConfig
 from tracegrade.scoring.functions import register_functions
+from tracegrade.scoring.matching import Matching, drop_matched, match_sessions
 from tracegrade.scoring.metrics import MetricSpec
 from tracegrade.scoring.predicate import define_predicate
 from tracegrade.scoring.prices import load_prices
@@ -29,6 +30,7 @@ from tracegrade.scoring.selection import Selection, traffic_words
 from tracegrade.scoring.verdict import ScoringResult, decide
 
 if TYPE_CHECKING:
+    from tracegrade.evalset import Case
     from tracegrade.scoring.judging import JudgeSettings
     from tracegrade.scoring.judging.settings import Stop
 
@@ -48,6 +50,55 @@ def score(
     if not connection.execute("SELECT 1 FROM scored_turns LIMIT 1").fetchall():
         raise _nothing(selection)
     return score_loaded(connection, config, specs, selection, judging, stop=stop)
+
+
+def score_matched(
+    connection: duckdb.DuckDBPyConnection,
+    selection: Selection,
+    cases: Sequence[Case],
+    config: ScoringConfig,
+    specs: dict[str, MetricSpec],
+    judging: JudgeSettings | None = None,
+    *,
+    stop: Stop | None = None,
+) -> tuple[ScoringResult, Matching]:
+    """Score the stored sessions that match `cases` (scoring/matching.py) as the case
+    repeats of the eval run `selection.run_id`, which only this scoring knows."""
+    assert selection.run_id is not None
+    register_functions(connection)
+    select_traces(connection, None)
+    matching = match_sessions(connection, selection.run_id, cases)
+    # The matched turns as the case repeats of the run only this scoring knows.
+    connection.execute(
+        """
+        CREATE OR REPLACE TEMP VIEW scoring_matched_turns AS
+        SELECT t.* REPLACE (m.run_id AS run_id, m.eval_set_id AS eval_set_id,
+                            m.case_id AS case_id, m.repeat AS repeat,
+                            m.turn_index AS turn_index),
+               true AS has_expected
+        FROM scoring_turns t JOIN scoring_matches m USING (turn_id)
+        """
+    )
+    create_scored_turns(connection, turns="scoring_matched_turns")
+    connection.execute("DROP VIEW scoring_matched_turns")
+    _fill_inputs(connection)
+    if not connection.execute("SELECT 1 FROM scored_turns LIMIT 1").fetchall():
+        raise NothingSelected(_no_session_matched(matching))
+    try:
+        result = score_loaded(connection, config, specs, selection, judging, stop=stop)
+    finally:
+        drop_matched(connection)
+    return result, matching
+
+
+def _no_session_matched(matching: Matching) -> str:
+    sessions = len(matching.unmatched_sessions)
+    return (
+        f"nothing scored: no stored session matches a case of the eval set ({sessions} "
+        "session(s) of no "
+        "eval run are stored): a session matches a case when its user messages are the "
+        "case's, in order"
+    )
 
 
 def score_loaded(
@@ -141,6 +192,11 @@ def prepare_inputs(connection: duckdb.DuckDBPyConnection, selection: Selection) 
     select_traces(connection, selection.trace_predicate())
     predicate, params = selection.predicate()
     create_scored_turns(connection, predicate, params)
+    _fill_inputs(connection)
+
+
+def _fill_inputs(connection: duckdb.DuckDBPyConnection) -> None:
+    """From `scored_turns` and the selected traces to every input table the scorers read."""
     connection.execute(scoring_sql("inputs"))
     drop_selected(connection)
     connection.execute(scoring_sql("derived"))

@@ -102,6 +102,9 @@ _SELECTED_TABLES = (
     "scoring_expected_turns",
     "scoring_traces",
     "scoring_rebuilt_traces",
+    "scoring_case_repeats",
+    "scoring_matches",
+    "scoring_sessions",
     FRESH_TRACES,
 )
 _SELECTED_VIEWS = (

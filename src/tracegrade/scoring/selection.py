@@ -73,6 +73,9 @@ class Selection:
     where: str | None = None
     turn_ids: tuple[str, ...] | None = None
     """The turns `where` picked (set by `resolved()`)."""
+    evalset: str | None = None
+    """`score --evalset`: the eval-set file whose cases stored sessions were matched to
+    (`run_id` is then the scoring's own, scoring/matching.py)."""
     now_ns: int | None = None
     """The end of the `since` window (default: now, when a clause is made). Spark's tasks
     are given the driver's, so that every task cuts at the same instant."""
@@ -161,9 +164,12 @@ class Selection:
         return (" AND ".join(clauses), params) if clauses else None
 
     def describe(self) -> dict[str, Any]:
-        return {
+        described = {
             "run_id": self.run_id,
             "since_s": self.since.total_seconds() if self.since else None,
             "sample": self.sample,
             "where": self.where,
         }
+        if self.evalset is not None:
+            described["evalset"] = self.evalset
+        return described

@@ -97,10 +97,16 @@ class EvalRequest(_Request):
 
 
 class ScoreRequest(_Request):
-    """Score stored turns: an eval run again (`run_id`, default the latest) or traffic
-    (`since_s`, `sample`, `where`: turns of no eval run)."""
+    """Score stored turns: an eval run again (`run_id`, default the latest), traffic
+    (`since_s`, `sample`, `where`: turns of no eval run), or the sessions of no eval run
+    that match an eval set's cases (`evalset`)."""
 
     run_id: str | None = None
+    evalset: Path | None = Field(
+        default=None,
+        description="an eval-set file: score the stored sessions of no eval run that match "
+        "its cases by their user messages, as that many case repeats (docs/score-evalset.md)",
+    )
     criteria: InstanceOf[Criteria] | None = Field(
         default=None,
         description="None: an eval run's own criteria (traffic: no criteria, budgets only)",
@@ -127,6 +133,11 @@ class ScoreRequest(_Request):
             raise ConfigError(f"sample {sample!r}: must be a share between 0 and 1")
         if self.traffic and self.run_id:
             raise ConfigError("give a run_id or traffic options (since, sample, where), not both")
+        if self.evalset is not None and (self.traffic or self.run_id):
+            raise ConfigError(
+                "evalset scores the sessions matching its cases: give no run_id or traffic "
+                "options (since, sample, where) with it"
+            )
         return self
 
     @property
@@ -141,6 +152,13 @@ class ScoreRequest(_Request):
 
     def to_wire(self) -> dict[str, Any]:
         """The JSON body of POST /v1/score (`from_wire` reads it back)."""
+        if self.evalset is not None:
+            # The file is read here and its cases matched in the store's process; a server
+            # would need the file's cases sent too, which the wire does not carry yet.
+            raise ConfigError(
+                f"--evalset {self.evalset}: scored only where the database file is open here, "
+                "not through `tracegrade serve`; score a copy of the file, or stop the server"
+            )
         body: dict[str, Any] = {
             "run_id": self.run_id,
             "config": self.criteria.raw if self.criteria is not None else None,

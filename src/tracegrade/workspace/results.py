@@ -20,6 +20,37 @@ class ScoreResult(_Result):
     turns: int
     verdict: str = Field(description="passed, failed, error, not_evaluated or incomplete")
     exit_code: ExitCode
+    matching: MatchReport | None = Field(
+        default=None, description="`evalset` scorings: what matched and what did not"
+    )
+
+
+class UnmatchedCase(_Result):
+    """A case of the eval set no stored session was scored as, and why."""
+
+    eval_set_id: str
+    case_id: str
+    reason: str
+
+
+class UnmatchedSession(_Result):
+    """A stored session of no eval run that was not scored: it matched no case, or more
+    than one (`matches`). `session_id` None: a turn that recorded no session."""
+
+    session_id: str | None
+    turns: int
+    user_texts: tuple[str | None, ...]
+    matches: tuple[str, ...] = ()
+
+
+class MatchReport(_Result):
+    """`score --evalset`: which sessions were scored as which cases, and what was not."""
+
+    evalset: str
+    matched_sessions: int
+    matched_cases: int
+    unmatched_cases: tuple[UnmatchedCase, ...] = ()
+    unmatched_sessions: tuple[UnmatchedSession, ...] = ()
 
 
 class JudgesResolved(_Result):
@@ -57,3 +88,6 @@ class EvalResult(_Result):
     @property
     def exit_code(self) -> ExitCode:
         return self.scoring.exit_code
+
+
+ScoreResult.model_rebuild()  # its `matching` names MatchReport, defined after it

@@ -8,19 +8,28 @@ calls `score_stored` itself (`answer_wire`); serve's online scoring calls it too
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 from typing import Any
 
 import duckdb
 
+from tracegrade.evalset import load_eval_set
 from tracegrade.scoring.criteria import parse_config
-from tracegrade.scoring.engine import score
+from tracegrade.scoring.engine import score, score_matched
 from tracegrade.scoring.judging import check_judges
 from tracegrade.scoring.judging.settings import Stop
+from tracegrade.scoring.matching import Matching, matched_run_id
 from tracegrade.scoring.metrics import available_metrics
 from tracegrade.scoring.selection import Selection
 from tracegrade.scoring.stored import latest_run_id, run_criteria
-from tracegrade.workspace.requests import Criteria, ScoreRequest, criteria_of
-from tracegrade.workspace.results import JudgesResolved, ScoreResult
+from tracegrade.workspace.requests import Criteria, ScoreRequest, criteria_of, load_criteria
+from tracegrade.workspace.results import (
+    JudgesResolved,
+    MatchReport,
+    ScoreResult,
+    UnmatchedCase,
+    UnmatchedSession,
+)
 
 
 def score_stored(
@@ -37,6 +46,8 @@ def score_stored(
     `stop` giving a reason while judges are asked) leaves nothing behind but the judges'
     answers it paid for, which the next scoring reuses. Without a `run_id` the latest run
     is scored: the one received last, of those attested under `token` when it is given."""
+    if request.evalset is not None:
+        return _score_evalset(connection, request, request.evalset, stop)
     run_id = None if request.traffic else (request.run_id or latest_run_id(connection, token))
     criteria = _criteria(connection, request, run_id)
     selection = _selection(request, run_id).resolved(connection)
@@ -55,6 +66,61 @@ def score_stored(
         turns=result.turns,
         verdict=result.verdict,
         exit_code=result.exit_code,
+    )
+
+
+def _score_evalset(
+    connection: duckdb.DuckDBPyConnection,
+    request: ScoreRequest,
+    path: Path,
+    stop: Stop | None,
+) -> ScoreResult:
+    """The stored sessions of no eval run that match the eval set's cases, scored as an
+    eval run's case repeats (scoring/matching.py), with the criteria given, else those
+    beside the eval set (test_config.json), as `tracegrade run` takes them."""
+    loaded = load_eval_set(path)
+    criteria = request.criteria or load_criteria(None, [str(path)], request.metric_dirs)
+    selection = Selection(run_id=matched_run_id(), evalset=str(path))
+    connection.execute("BEGIN TRANSACTION")
+    try:
+        result, matching = score_matched(
+            connection,
+            selection,
+            loaded.cases,
+            criteria.config,
+            criteria.specs,
+            request.judge,
+            stop=stop,
+        )
+    except BaseException:
+        connection.execute("ROLLBACK")
+        raise
+    connection.execute("COMMIT")
+    return ScoreResult(
+        scoring_id=result.scoring_id,
+        run_id=result.run_id,
+        turns=result.turns,
+        verdict=result.verdict,
+        exit_code=result.exit_code,
+        matching=_report(str(path), matching),
+    )
+
+
+def _report(path: str, matching: Matching) -> MatchReport:
+    return MatchReport(
+        evalset=path,
+        matched_sessions=matching.matched_sessions,
+        matched_cases=matching.matched_cases,
+        unmatched_cases=tuple(
+            UnmatchedCase(eval_set_id=c.eval_set_id, case_id=c.case_id, reason=c.reason)
+            for c in matching.unmatched_cases
+        ),
+        unmatched_sessions=tuple(
+            UnmatchedSession(
+                session_id=s.session_id, turns=s.turns, user_texts=s.user_texts, matches=s.matches
+            )
+            for s in matching.unmatched_sessions
+        ),
     )
 
 

@@ -13,6 +13,7 @@ from typing import Any
 import duckdb
 
 from tracegrade._resources import query_text
+from tracegrade.scoring.matching import MATCHED_EXPECTED
 
 GroupKey = tuple[Any, ...]
 
@@ -114,6 +115,7 @@ def load_turns(
     connection.execute(
         "CREATE OR REPLACE TEMP TABLE judged_turns AS SELECT turn_id FROM judged_turn_rows"
     )
+    connection.execute(MATCHED_EXPECTED)  # empty unless sessions were matched to an eval set
     models = _by_turn(_rows(connection, "model_calls"), _model_call)
     tools = _by_turn(_rows(connection, "tool_calls"), _tool_call)
     return {
