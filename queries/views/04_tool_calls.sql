@@ -2,6 +2,10 @@
 -- ADK's `execute_tool (merged)` marker spans are left out. Calls made inside an AgentTool
 -- are kept, flagged in_agent_tool, and get no seq: they are not part of the turn's
 -- trajectory (ADK eval does not see them either).
+-- In a turn with no tool spans at all (the OTel openai instrumentation records none, nor do
+-- OpenInference's model-client instrumentors), the calls are those the model's responses
+-- asked for (tool_call parts of output_messages): span_id is then the model call's, start_ns
+-- its end (+ the part's place), and what only a tool span says (result, errors) is NULL.
 --
 -- Columns:
 --   turn_id            the turn (see turns)
@@ -20,12 +24,13 @@
 --   response_span_id   the model call whose response asked for it
 --   parallel_group     calls sharing it came from one model response, or from branches of
 --                      a ParallelAgent, so their relative order depends on timing
---   is_error           the call failed
+--   is_error           the call failed (NULL when no tool span says)
 --   error_kind         returned_error ({"error": ...}), unknown_tool, raised, or error
 --   error_type         error.type, e.g. TOOL_ERROR, ValueError
 --   error_message      what went wrong: the tool's own message where it returned one
 --                      ({"error": "unknown isbn 000"} gives unknown isbn 000), else the
---                      span's status message (e.g. ValueError: card declined)
+--                      span's status message (e.g. ValueError: card declined), else its
+--                      exception's message, else its result (pydantic-ai's ModelRetry)
 --   tool_offered       whether the tool was among those the model was given for this call
 --                      (the model call that asked for it); NULL when none were recorded
 --   tool_schema        that tool's parameter schema as the model was given it (JSON text;
@@ -44,6 +49,7 @@
 --   end_ns             end, epoch ns
 --   duration_ms        duration in milliseconds
 --   convention         how the span was recorded (see agent_spans)
+--   from_parts         the call is known only from the model's response (no tool span)
 --
 -- tg_tool_calls(normalised, tree): the same, over the relations named `normalised` (rows of
 -- agent_spans) and `tree` (their span_tree rows), as scoring builds it.
@@ -59,15 +65,43 @@ model_calls AS (
     FROM query_table(normalised)
     WHERE op IN ('llm', 'llm_wrapper') AND parent_span_id IS NOT NULL
 ),
+part_calls AS (
+    -- Turns without tool spans: the tool_call parts of their (outermost) model calls' responses.
+    SELECT
+        t.turn_id, t.turn_span_id, t.tool_depth, t.agent_path, t.fanout_span_id,
+        s.trace_id, s.span_id, s.parent_span_id, s.agent_name, s.convention,
+        s.span_id AS response_span_id, s.tool_definitions AS offered_definitions,
+        s.end_ns + p.i AS start_ns,
+        p.part.name AS tool_name,
+        nullif(p.part.id, '') AS tool_call_id,
+        CASE WHEN json_type(p.part.arguments) = 'VARCHAR' THEN p.part.arguments->>'$'
+             ELSE p.part.arguments::VARCHAR END AS tool_args,
+        true AS from_parts
+    FROM query_table(normalised) s
+    JOIN query_table(tree) t USING (trace_id, span_id)
+    CROSS JOIN LATERAL (
+        SELECT unnest(range(1, len(parts) + 1)) AS i, unnest(parts) AS part
+        FROM (SELECT list_filter(flatten(list_transform(
+            try(from_json(s.output_messages, '[{"parts": [{"type": "VARCHAR", "id": "VARCHAR",
+                "name": "VARCHAR", "arguments": "JSON"}]}]')),
+            lambda m: m.parts)), lambda p: p.type = 'tool_call' AND p.name IS NOT NULL) AS parts)
+    ) p
+    WHERE s.op = 'llm' AND t.model_span_id IS NULL
+      AND starts_with(ltrim(s.output_messages), '[')
+      AND t.turn_id NOT IN (SELECT turn_id FROM calls)
+),
 with_response AS (
     -- The model call that asked for a tool is the latest model call under the same agent
     -- span that started before it; calls sharing it came from one model response.
-    SELECT c.*, m.span_id AS response_span_id, m.tool_definitions AS offered_definitions
+    SELECT c.*, m.span_id AS response_span_id, m.tool_definitions AS offered_definitions,
+           false AS from_parts
     FROM calls c
     ASOF LEFT JOIN model_calls m
         ON m.trace_id = c.trace_id
        AND m.parent_span_id = c.parent_span_id
        AND c.start_ns >= m.start_ns
+    UNION ALL BY NAME
+    SELECT * FROM part_calls
 ),
 recorded AS (
     -- Eval runs record each agent's tool definitions on the run's span ({agent: [...]}),
@@ -136,7 +170,7 @@ SELECT
     coalesce(fanout_span_id, response_span_id, span_id) AS parallel_group,
     is_error,
     CASE
-        WHEN NOT is_error THEN NULL
+        WHEN NOT coalesce(is_error, false) THEN NULL
         WHEN error_type = 'TOOL_ERROR' THEN 'returned_error'
         WHEN tool_type = 'BaseTool' THEN 'unknown_tool'
         WHEN exception_type IS NOT NULL THEN 'raised'
@@ -145,7 +179,10 @@ SELECT
     error_type,
     coalesce(
         CASE WHEN is_error AND json_valid(tool_result) THEN tool_result->>'$.error' END,
-        status_message
+        status_message,
+        CASE WHEN is_error THEN exception_message END,
+        -- pydantic-ai's ModelRetry: no status text; the result is the message sent back.
+        CASE WHEN is_error AND NOT json_valid(tool_result) THEN tool_result END
     ) AS error_message,
     tool_offered,
     tool_schema,
@@ -154,7 +191,8 @@ SELECT
     start_ns,
     end_ns,
     duration_ms,
-    convention
+    convention,
+    from_parts
 FROM validated;
 
 CREATE OR REPLACE VIEW tool_calls AS SELECT * FROM tg_tool_calls('agent_spans', 'span_tree');
