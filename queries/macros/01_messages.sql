@@ -132,3 +132,24 @@ CREATE OR REPLACE MACRO tg_oi_tools(attributes) AS (
         ))::VARCHAR
     )[1]
 );
+
+-- tg_tool_call_parts(doc): the tool calls a GenAI-semconv message list (a model call's
+-- output_messages) asks for, in order: [{name, id, args}], args as JSON text (a string
+-- argument document is unwrapped). [] for a document that is not such a list.
+CREATE OR REPLACE MACRO tg_tool_call_parts(doc) AS (
+    list_transform(
+        list_filter(
+            flatten(list_transform(
+                CASE WHEN starts_with(ltrim(doc, e' \t\n\r'), '[') THEN try(from_json(doc,
+                    '[{"parts": [{"type": "VARCHAR", "id": "VARCHAR", "name": "VARCHAR",
+                      "arguments": "JSON"}]}]')) END,
+                lambda m: m.parts)),
+            lambda p: p.type = 'tool_call' AND p.name IS NOT NULL),
+        lambda p: {
+            'name': p.name,
+            'id': nullif(p.id, ''),
+            'args': CASE WHEN json_type(p.arguments) = 'VARCHAR' THEN p.arguments->>'$'
+                         ELSE p.arguments::VARCHAR END
+        }
+    )
+);

@@ -65,32 +65,7 @@ model_calls AS (
     FROM query_table(normalised)
     WHERE op IN ('llm', 'llm_wrapper') AND parent_span_id IS NOT NULL
 ),
-part_calls AS (
-    -- Turns without tool spans: the tool_call parts of their (outermost) model calls' responses.
-    SELECT
-        t.turn_id, t.turn_span_id, t.tool_depth, t.agent_path, t.fanout_span_id,
-        s.trace_id, s.span_id, s.parent_span_id, s.agent_name, s.convention,
-        s.span_id AS response_span_id, s.tool_definitions AS offered_definitions,
-        s.end_ns + p.i AS start_ns,
-        p.part.name AS tool_name,
-        nullif(p.part.id, '') AS tool_call_id,
-        CASE WHEN json_type(p.part.arguments) = 'VARCHAR' THEN p.part.arguments->>'$'
-             ELSE p.part.arguments::VARCHAR END AS tool_args,
-        true AS from_parts
-    FROM query_table(normalised) s
-    JOIN query_table(tree) t USING (trace_id, span_id)
-    CROSS JOIN LATERAL (
-        SELECT unnest(range(1, len(parts) + 1)) AS i, unnest(parts) AS part
-        FROM (SELECT list_filter(flatten(list_transform(
-            try(from_json(s.output_messages, '[{"parts": [{"type": "VARCHAR", "id": "VARCHAR",
-                "name": "VARCHAR", "arguments": "JSON"}]}]')),
-            lambda m: m.parts)), lambda p: p.type = 'tool_call' AND p.name IS NOT NULL) AS parts)
-    ) p
-    WHERE s.op = 'llm' AND t.model_span_id IS NULL
-      AND starts_with(ltrim(s.output_messages), '[')
-      AND t.turn_id NOT IN (SELECT turn_id FROM calls)
-),
-with_response AS (
+span_calls AS (
     -- The model call that asked for a tool is the latest model call under the same agent
     -- span that started before it; calls sharing it came from one model response.
     SELECT c.*, m.span_id AS response_span_id, m.tool_definitions AS offered_definitions,
@@ -100,6 +75,70 @@ with_response AS (
         ON m.trace_id = c.trace_id
        AND m.parent_span_id = c.parent_span_id
        AND c.start_ns >= m.start_ns
+),
+response_parts AS (
+    -- The tool_call parts of the model responses read for calls: those of turns without
+    -- tool spans, and those that asked for a call whose span's arguments are not a JSON
+    -- object (OpenInference's LangChain tool spans record the tool's input string). Only
+    -- these responses are parsed.
+    SELECT
+        t.turn_id, t.turn_span_id, t.tool_depth, t.agent_path, t.fanout_span_id,
+        s.trace_id, s.span_id, s.parent_span_id, s.agent_name, s.convention, s.end_ns,
+        s.tool_definitions, p.i, p.part
+    FROM query_table(normalised) s
+    JOIN query_table(tree) t USING (trace_id, span_id)
+    CROSS JOIN LATERAL (
+        SELECT unnest(range(1, len(parts) + 1)) AS i, unnest(parts) AS part
+        FROM (SELECT tg_tool_call_parts(s.output_messages) AS parts)
+    ) p
+    WHERE s.op = 'llm' AND t.model_span_id IS NULL AND s.output_messages IS NOT NULL
+      AND (
+        t.turn_id NOT IN (SELECT turn_id FROM calls)
+        OR s.span_id IN (
+            SELECT response_span_id FROM span_calls
+            WHERE tool_args IS NOT NULL
+              AND coalesce(try(json_type(tool_args::JSON)), '') <> 'OBJECT'
+        )
+      )
+),
+part_calls AS (
+    -- Turns without tool spans: the calls their (outermost) model calls' responses asked for.
+    SELECT
+        turn_id, turn_span_id, tool_depth, agent_path, fanout_span_id,
+        trace_id, span_id, parent_span_id, agent_name, convention,
+        span_id AS response_span_id, tool_definitions AS offered_definitions,
+        end_ns + i AS start_ns,
+        part.name AS tool_name,
+        part.id AS tool_call_id,
+        part.args AS tool_args,
+        true AS from_parts
+    FROM response_parts
+    WHERE turn_id NOT IN (SELECT turn_id FROM calls)
+),
+with_response AS (
+    -- A span's arguments that are not a JSON object: the model's, from its response (the
+    -- part with the span's call id, else the n-th call of that tool in the response).
+    SELECT
+        c.* EXCLUDE (nth) REPLACE (
+            CASE WHEN c.tool_args IS NULL OR try(json_type(c.tool_args::JSON)) = 'OBJECT'
+                THEN c.tool_args ELSE coalesce(by_id.part.args, by_name.part.args, c.tool_args)
+            END AS tool_args
+        )
+    FROM (
+        SELECT *, row_number() OVER (
+            PARTITION BY trace_id, response_span_id, tool_name ORDER BY start_ns, span_id
+        ) AS nth
+        FROM span_calls
+    ) c
+    LEFT JOIN response_parts by_id
+      ON by_id.trace_id = c.trace_id AND by_id.span_id = c.response_span_id
+     AND by_id.part.id = c.tool_call_id
+    LEFT JOIN (
+        SELECT *, row_number() OVER (PARTITION BY trace_id, span_id, part.name ORDER BY i) AS nth
+        FROM response_parts
+    ) by_name
+      ON by_name.trace_id = c.trace_id AND by_name.span_id = c.response_span_id
+     AND by_name.part.name = c.tool_name AND by_name.nth = c.nth
     UNION ALL BY NAME
     SELECT * FROM part_calls
 ),
