@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Iterator
 
 import pytest
 
@@ -28,8 +27,7 @@ def need(*modules: str) -> None:
 
 
 @pytest.fixture
-def content_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def content_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """Message content captured on spans, as the GenAI instrumentations are told to."""
     monkeypatch.setenv("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "SPAN_ONLY")
     monkeypatch.setenv("OTEL_SEMCONV_STABILITY_OPT_IN", "gen_ai_latest_experimental")
-    yield

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from http import server as http_server
 import json
 import threading
 from collections.abc import Sequence
+from http import server as http_server
 from types import TracebackType
 from typing import Any
 

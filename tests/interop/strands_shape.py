@@ -116,7 +116,7 @@ def write_turn() -> None:
     _messages_event(
         tool,
         "gen_ai.input.messages",
-        [{"role": "tool", "parts": [{k: v for k, v in call.items()}]}],
+        [{"role": "tool", "parts": [dict(call)]}],
     )
     _messages_event(tool, "gen_ai.output.messages", [{"role": "tool", "parts": [result]}])
     _end(tool, {"gen_ai.tool.status": "success"})

@@ -45,7 +45,7 @@ class OpenAIChatLlm(BaseLlm):
     ) -> AsyncGenerator[LlmResponse, None]:
         import openai
 
-        client = openai.AsyncOpenAI(base_url=self.base_url, api_key="test")
+        client: Any = openai.AsyncOpenAI(base_url=self.base_url, api_key="test")
         messages = [
             {"role": "user" if c.role == "user" else "assistant", "content": part.text}
             for c in llm_request.contents

@@ -70,7 +70,8 @@ def _agent_loop(base_url: str) -> str:
     """The application: a model call, the tools it asked for, a second model call."""
     import openai
 
-    client = openai.OpenAI(base_url=base_url, api_key="test")
+    # Any: the loop sends plain dicts, as applications do, not the SDK's TypedDicts.
+    client: Any = openai.OpenAI(base_url=base_url, api_key="test")
     tracer = trace.get_tracer("weather_app")
     attributes = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "weather_agent"}
     with tracer.start_as_current_span("invoke_agent weather_agent", attributes=attributes):

@@ -65,7 +65,7 @@ def _run_agent() -> Any:
         messages: list[BaseMessage] = [HumanMessage(question)]
         reply = model.invoke(messages)
         messages.append(reply)
-        messages += [get_weather.invoke(call) for call in reply.tool_calls]  # type: ignore[attr-defined]
+        messages += [get_weather.invoke(call) for call in reply.tool_calls]
         return model.invoke(messages).content
 
     return RunnableLambda(agent, name="weather_agent").invoke(USER_TEXT)

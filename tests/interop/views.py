@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import duckdb
@@ -16,11 +17,11 @@ def rows(connection: duckdb.DuckDBPyConnection, sql: str) -> list[dict[str, Any]
 def turns(connection: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     return rows(
         connection,
-        "SELECT t.*, tr.calls FROM turns t JOIN trajectories tr USING (turn_id) ORDER BY t.start_ns",
+        "SELECT t.*, tr.calls FROM turns t JOIN trajectories tr USING (turn_id)"
+        " ORDER BY t.start_ns",
     )
 
 
 def trajectory(turn: dict[str, Any]) -> list[tuple[str, Any]]:
-    import json
-
+    """The turn's calls as (name, parsed arguments)."""
     return [(c["name"], json.loads(c["args"]) if c["args"] else None) for c in turn["calls"]]
