@@ -91,7 +91,9 @@ response_parts AS (
         SELECT unnest(range(1, len(parts) + 1)) AS i, unnest(parts) AS part
         FROM (SELECT tg_tool_call_parts(s.output_messages) AS parts)
     ) p
-    WHERE s.op = 'llm' AND t.model_span_id IS NULL AND s.output_messages IS NOT NULL
+    WHERE s.op = 'llm' AND t.model_span_id IS NULL
+      -- A substring test first: far cheaper than parsing every tool-less turn's responses.
+      AND contains(s.output_messages, '"tool_call"')
       AND (
         t.turn_id NOT IN (SELECT turn_id FROM calls)
         OR s.span_id IN (
