@@ -123,7 +123,7 @@ def write_turn() -> None:
     _messages_event(cycle, "gen_ai.output.messages", [{"role": "user", "parts": [result]}])
     _end(cycle)
 
-    history = [user, asked, {"role": "user", "parts": [result]}]
+    history: list[dict[str, Any]] = [user, asked, {"role": "user", "parts": [result]}]
     cycle = _child(agent, "execute_event_loop_cycle", {"event_loop.cycle_id": "cycle-2"})
     _messages_event(cycle, "gen_ai.input.messages", history)
     chat = _child(cycle, "chat", _common("chat") | {"gen_ai.request.model": MODEL})
