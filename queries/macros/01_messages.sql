@@ -153,3 +153,4 @@ CREATE OR REPLACE MACRO tg_tool_call_parts(doc) AS (
         }
     )
 );
+

@@ -57,7 +57,8 @@ WITH model_spans AS MATERIALIZED (
         WHERE op IN ('llm', 'llm_wrapper')
     )
 ),
-calls AS (
+calls AS MATERIALIZED (
+    -- Read twice (the calls nested in another, and the rest): walked once.
     SELECT
         t.turn_id,
         t.tool_depth,

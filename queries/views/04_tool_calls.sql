@@ -54,76 +54,75 @@
 -- tg_tool_calls(normalised, tree): the same, over the relations named `normalised` (rows of
 -- agent_spans) and `tree` (their span_tree rows), as scoring builds it.
 CREATE OR REPLACE MACRO tg_tool_calls(normalised, tree) AS TABLE
-WITH calls AS (
-    SELECT t.turn_id, t.turn_span_id, t.tool_depth, t.agent_path, t.fanout_span_id, s.*
+WITH placed AS MATERIALIZED (
+    -- Tool spans, and model-call spans (for the calls no tool span records), placed in their
+    -- turns: walked once, read twice. No message documents: the model calls' are read below.
+    SELECT
+        t.turn_id, t.turn_span_id, t.tool_depth, t.agent_path, t.fanout_span_id, t.model_span_id,
+        s.* EXCLUDE (attributes, input_messages, output_messages, tool_definitions),
+        bool_or(s.op = 'tool') OVER (PARTITION BY t.turn_id) AS turn_has_tool_spans
     FROM query_table(normalised) s
     JOIN query_table(tree) t USING (trace_id, span_id)
-    WHERE s.op = 'tool'
+    WHERE s.op IN ('tool', 'llm')
 ),
-model_calls AS (
-    SELECT trace_id, parent_span_id, span_id, start_ns, tool_definitions
+calls AS (
+    SELECT * EXCLUDE (model_span_id, turn_has_tool_spans) FROM placed WHERE op = 'tool'
+),
+model_calls AS MATERIALIZED (
+    -- Read twice: for the call a tool span answers, and for the calls of turns without tool
+    -- spans. The response is kept (as text) only where it names a tool call, a substring test
+    -- far cheaper than parsing every response.
+    SELECT
+        trace_id, parent_span_id, span_id, start_ns, tool_definitions,
+        CASE WHEN op = 'llm' AND contains(output_messages, '"tool_call"')
+            THEN output_messages END AS response_doc
     FROM query_table(normalised)
-    WHERE op IN ('llm', 'llm_wrapper') AND parent_span_id IS NOT NULL
+    WHERE op IN ('llm', 'llm_wrapper')
 ),
 span_calls AS (
     -- The model call that asked for a tool is the latest model call under the same agent
     -- span that started before it; calls sharing it came from one model response.
     SELECT c.*, m.span_id AS response_span_id, m.tool_definitions AS offered_definitions,
-           false AS from_parts
+           m.response_doc, false AS from_parts
     FROM calls c
     ASOF LEFT JOIN model_calls m
         ON m.trace_id = c.trace_id
        AND m.parent_span_id = c.parent_span_id
        AND c.start_ns >= m.start_ns
 ),
-response_parts AS (
-    -- The tool_call parts of the model responses read for calls: those of turns without
-    -- tool spans, and those that asked for a call whose span's arguments are not a JSON
-    -- object (OpenInference's LangChain tool spans record the tool's input string). Only
-    -- these responses are parsed.
-    SELECT
-        t.turn_id, t.turn_span_id, t.tool_depth, t.agent_path, t.fanout_span_id,
-        s.trace_id, s.span_id, s.parent_span_id, s.agent_name, s.convention, s.end_ns,
-        s.tool_definitions, p.i, p.part
-    FROM query_table(normalised) s
-    JOIN query_table(tree) t USING (trace_id, span_id)
-    CROSS JOIN LATERAL (
-        SELECT unnest(range(1, len(parts) + 1)) AS i, unnest(parts) AS part
-        FROM (SELECT tg_tool_call_parts(s.output_messages) AS parts)
-    ) p
-    WHERE s.op = 'llm' AND t.model_span_id IS NULL
-      -- A substring test first: far cheaper than parsing every tool-less turn's responses.
-      AND contains(s.output_messages, '"tool_call"')
-      AND (
-        t.turn_id NOT IN (SELECT turn_id FROM calls)
-        OR s.span_id IN (
-            SELECT response_span_id FROM span_calls
-            WHERE tool_args IS NOT NULL
-              AND coalesce(try(json_type(tool_args::JSON)), '') <> 'OBJECT'
-        )
-      )
-),
 part_calls AS (
     -- Turns without tool spans: the calls their (outermost) model calls' responses asked for.
     SELECT
-        turn_id, turn_span_id, tool_depth, agent_path, fanout_span_id,
-        trace_id, span_id, parent_span_id, agent_name, convention,
-        span_id AS response_span_id, tool_definitions AS offered_definitions,
-        end_ns + i AS start_ns,
-        part.name AS tool_name,
-        part.id AS tool_call_id,
-        part.args AS tool_args,
+        p.turn_id, p.turn_span_id, p.tool_depth, p.agent_path, p.fanout_span_id,
+        p.trace_id, p.span_id, p.parent_span_id, p.agent_name, p.convention,
+        p.span_id AS response_span_id, m.tool_definitions AS offered_definitions,
+        p.end_ns + a.i AS start_ns,
+        a.part.name AS tool_name,
+        a.part.id AS tool_call_id,
+        a.part.args AS tool_args,
         true AS from_parts
-    FROM response_parts
-    WHERE turn_id NOT IN (SELECT turn_id FROM calls)
+    FROM placed p
+    JOIN model_calls m USING (trace_id, span_id)
+    CROSS JOIN LATERAL (
+        SELECT unnest(range(1, len(parts) + 1)) AS i, unnest(parts) AS part
+        FROM (SELECT tg_tool_call_parts(m.response_doc) AS parts)
+    ) a
+    WHERE p.op = 'llm' AND p.model_span_id IS NULL AND NOT p.turn_has_tool_spans
+      AND m.response_doc IS NOT NULL
 ),
 with_response AS (
-    -- A span's arguments that are not a JSON object: the model's, from its response (the
-    -- part with the span's call id, else the n-th call of that tool in the response).
+    -- A span's arguments that are not a JSON object (OpenInference's LangChain tool spans
+    -- record the tool's input string): the model's, from its response: the part with the
+    -- span's call id, else the n-th call of that tool in the response.
     SELECT
-        c.* EXCLUDE (nth) REPLACE (
-            CASE WHEN c.tool_args IS NULL OR try(json_type(c.tool_args::JSON)) = 'OBJECT'
-                THEN c.tool_args ELSE coalesce(by_id.part.args, by_name.part.args, c.tool_args)
+        c.* EXCLUDE (response_doc, nth) REPLACE (
+            CASE WHEN c.tool_args IS NULL OR starts_with(ltrim(c.tool_args), '{') THEN c.tool_args
+                ELSE coalesce(
+                    list_filter(tg_tool_call_parts(c.response_doc),
+                        lambda p: p.id = c.tool_call_id)[1].args,
+                    list_filter(tg_tool_call_parts(c.response_doc),
+                        lambda p: p.name = c.tool_name)[c.nth].args,
+                    c.tool_args)
             END AS tool_args
         )
     FROM (
@@ -132,15 +131,6 @@ with_response AS (
         ) AS nth
         FROM span_calls
     ) c
-    LEFT JOIN response_parts by_id
-      ON by_id.trace_id = c.trace_id AND by_id.span_id = c.response_span_id
-     AND by_id.part.id = c.tool_call_id
-    LEFT JOIN (
-        SELECT *, row_number() OVER (PARTITION BY trace_id, span_id, part.name ORDER BY i) AS nth
-        FROM response_parts
-    ) by_name
-      ON by_name.trace_id = c.trace_id AND by_name.span_id = c.response_span_id
-     AND by_name.part.name = c.tool_name AND by_name.nth = c.nth
     UNION ALL BY NAME
     SELECT * FROM part_calls
 ),

@@ -122,7 +122,9 @@ tools AS (
     FROM query_table(calls)
     WHERE seq IS NOT NULL
     GROUP BY turn_id
-)
+),
+read_turns AS MATERIALIZED (
+    -- A row a turn (read twice: for the turns whose texts the root agent span gives).
 SELECT
     s.turn_id,
     s.trace_id,
@@ -152,9 +154,8 @@ SELECT
     l.cached_tokens,
     l.total_tokens,
     coalesce(l.models, []) AS models,
-    coalesce(ra.a."tracegrade.user_text", l.user_text, tg_user_text(r.input_messages)) AS user_text,
-    coalesce(ra.a."tracegrade.final_text", l.final_text, tg_output_text(r.output_messages))
-        AS final_text,
+    coalesce(ra.a."tracegrade.user_text", l.user_text) AS user_text,
+    coalesce(ra.a."tracegrade.final_text", l.final_text) AS final_text,
     t.args_captured,
     coalesce(s.is_error, false) AS is_error,
     s.error_type,
@@ -164,7 +165,26 @@ JOIN query_table(normalised) r ON r.trace_id = s.trace_id AND r.span_id = s.root
 JOIN root_attrs ra ON ra.trace_id = s.trace_id AND ra.span_id = s.root_span_id
 LEFT JOIN llm l USING (turn_id)
 LEFT JOIN tools t USING (turn_id)
-WHERE s.is_agent_turn;
+WHERE s.is_agent_turn
+),
+agent_texts AS (
+    -- Turns whose model calls recorded no texts: the root agent span's messages, where it
+    -- carries them (Strands, the OTel GenAI utilities). Only agent spans are read (in a
+    -- scoring, from its normalised table: the messages of those rows only).
+    SELECT a.trace_id, a.span_id,
+           tg_user_text(a.input_messages) AS user_text, tg_output_text(a.output_messages) AS final_text
+    FROM query_table(normalised) a
+    SEMI JOIN read_turns r
+      ON r.trace_id = a.trace_id AND r.root_span_id = a.span_id
+     AND (r.user_text IS NULL OR r.final_text IS NULL)
+    WHERE a.op = 'agent'
+)
+SELECT t.* REPLACE (
+    coalesce(t.user_text, a.user_text) AS user_text,
+    coalesce(t.final_text, a.final_text) AS final_text
+)
+FROM read_turns t
+LEFT JOIN agent_texts a ON a.trace_id = t.trace_id AND a.span_id = t.root_span_id;
 
 CREATE OR REPLACE VIEW turns AS
 SELECT * FROM tg_turns('agent_spans', 'span_tree', 'llm_calls', 'tool_calls', 'spans');
