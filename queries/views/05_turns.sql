@@ -26,7 +26,7 @@
 --   started_at         start as a timestamp
 --   latency_ms         the turn's wall-clock time in milliseconds
 --   llm_calls          model calls (NULL when folded)
---   llm_errors         model calls that raised
+--   llm_errors         model calls that raised (NULL when folded)
 --   tool_calls         tool calls (sub-agents' and transfer_to_agent included)
 --   tool_errors        tool calls that failed (NULL when not recorded)
 --   input_tokens       prompt tokens
