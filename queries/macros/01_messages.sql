@@ -69,3 +69,88 @@ CREATE OR REPLACE MACRO tg_output_text(doc) AS tg_messages_text(tg_messages(doc)
 
 -- tg_output_tool_calls(doc): how many tool calls a model call's output asked for.
 CREATE OR REPLACE MACRO tg_output_tool_calls(doc) AS tg_messages_tool_calls(tg_messages(doc));
+
+-- tg_first_part_field(doc, field): `field` of the first part of a message list's first
+-- message, as JSON text: a Strands tool span's details event carries the call's arguments
+-- (tool_call part) and its result (tool_call_response part) so. NULL if absent.
+CREATE OR REPLACE MACRO tg_first_part_field(doc, field) AS (
+    CASE WHEN doc IS NOT NULL THEN try(json_extract(doc, '$[0].parts[0].' || field))::VARCHAR END
+);
+
+-- tg_oi_indexes(keys, prefix): the indexes N of the keys `prefix` || N || '.'... among keys,
+-- as 0 .. the largest (OpenInference flattens lists into such keys).
+CREATE OR REPLACE MACRO tg_oi_indexes(keys, prefix) AS (
+    range(0, coalesce(list_max(list_transform(
+        list_filter(keys, lambda k: starts_with(k, prefix)),
+        lambda k: try_cast(split_part(k[length(prefix) + 1:], '.', 1) AS INTEGER)
+    )) + 1, 0))
+);
+
+-- tg_oi_messages(attributes, prefix): OpenInference's flattened messages (prefix
+-- llm.input_messages or llm.output_messages: `<prefix>.<i>.message.role`, `.content`,
+-- `.contents.<j>.message_content.text`, `.tool_calls.<j>.tool_call.{id,function.name,
+-- function.arguments}`) rebuilt as a GenAI-semconv message list (JSON text), the shape
+-- tg_messages reads and tool calls are taken from.
+CREATE OR REPLACE MACRO tg_oi_messages(attributes, prefix) AS (
+    list_transform([{'a': attributes::JSON, 'keys': json_keys(attributes::JSON)}], lambda d:
+        to_json(list_transform(tg_oi_indexes(d.keys, prefix || '.'), lambda i:
+            list_transform([prefix || '.' || i::VARCHAR || '.message.'], lambda m: {
+                'role': d.a->>(m || 'role'),
+                'parts': list_filter(list_concat(
+                    [{'type': 'text', 'content': d.a->>(m || 'content'),
+                      'id': NULL::VARCHAR, 'name': NULL::VARCHAR, 'arguments': NULL::JSON}],
+                    list_transform(tg_oi_indexes(d.keys, m || 'contents.'), lambda j: {
+                        'type': 'text',
+                        'content': d.a->>(m || 'contents.' || j::VARCHAR || '.message_content.text'),
+                        'id': NULL::VARCHAR, 'name': NULL::VARCHAR, 'arguments': NULL::JSON}),
+                    list_transform(tg_oi_indexes(d.keys, m || 'tool_calls.'), lambda j:
+                        list_transform([m || 'tool_calls.' || j::VARCHAR || '.tool_call.'], lambda t: {
+                            'type': 'tool_call',
+                            'content': NULL::VARCHAR,
+                            'id': d.a->>(t || 'id'),
+                            'name': d.a->>(t || 'function.name'),
+                            'arguments': try((d.a->>(t || 'function.arguments'))::JSON)})[1])
+                ), lambda p: p.content IS NOT NULL OR p.name IS NOT NULL)
+            })[1]
+        ))::VARCHAR
+    )[1]
+);
+
+-- tg_oi_tools(attributes): the tools OpenInference recorded a model was given
+-- (`llm.tools.<i>.tool.json_schema`, each an OpenAI-style {"type": "function", "function":
+-- {name, description, parameters}} or a bare {name, description, parameters}) as a
+-- gen_ai.tool.definitions list (JSON text).
+CREATE OR REPLACE MACRO tg_oi_tools(attributes) AS (
+    list_transform([{'a': attributes::JSON, 'keys': json_keys(attributes::JSON)}], lambda d:
+        to_json(list_transform(tg_oi_indexes(d.keys, 'llm.tools.'), lambda i:
+            list_transform([try((d.a->>('llm.tools.' || i::VARCHAR || '.tool.json_schema'))::JSON)],
+                lambda s: {
+                    'name': coalesce(s->'function'->>'name', s->>'name'),
+                    'description': coalesce(s->'function'->>'description', s->>'description'),
+                    'parameters': coalesce(s->'function'->'parameters', s->'parameters')
+                })[1]
+        ))::VARCHAR
+    )[1]
+);
+
+-- tg_tool_call_parts(doc): the tool calls a GenAI-semconv message list (a model call's
+-- output_messages) asks for, in order: [{name, id, args}], args as JSON text (a string
+-- argument document is unwrapped). [] for a document that is not such a list.
+CREATE OR REPLACE MACRO tg_tool_call_parts(doc) AS (
+    list_transform(
+        list_filter(
+            flatten(list_transform(
+                CASE WHEN starts_with(ltrim(doc, e' \t\n\r'), '[') THEN try(from_json(doc,
+                    '[{"parts": [{"type": "VARCHAR", "id": "VARCHAR", "name": "VARCHAR",
+                      "arguments": "JSON"}]}]')) END,
+                lambda m: m.parts)),
+            lambda p: p.type = 'tool_call' AND p.name IS NOT NULL),
+        lambda p: {
+            'name': p.name,
+            'id': nullif(p.id, ''),
+            'args': CASE WHEN json_type(p.arguments) = 'VARCHAR' THEN p.arguments->>'$'
+                         ELSE p.arguments::VARCHAR END
+        }
+    )
+);
+

@@ -1,7 +1,10 @@
 -- agent_spans: one row per span, normalised across the conventions agents emit: ADK schema
 -- v2 (google-adk 2.x default), ADK schema v1 (ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN=1),
--- OpenInference, plain OTel GenAI semantic conventions, and tracegrade's own eval spans.
--- Columns that do not apply to a span are NULL; a count nobody reported is NULL, never 0.
+-- OpenInference (its google-adk, openai and langchain instrumentors), pydantic-ai, Strands,
+-- plain OTel GenAI semantic conventions (opentelemetry-instrumentation-genai-openai, util-genai)
+-- and tracegrade's own eval spans; docs/sources.md says what is read from each.
+-- Columns that do not apply to a span are NULL; a count nobody reported is NULL, never 0, and
+-- a count that cannot be known (calls_folded) is NULL, never a wrong number.
 --
 -- Columns:
 --   trace_id           the span's trace (32 hex digits)
@@ -11,7 +14,8 @@
 --   op                 what the span is: workflow, agent, llm, tool, llm_wrapper (ADK v1's
 --                      call_llm), merged_tools (ADK's execute_tool (merged) marker),
 --                      eval_run, eval_case, eval_turn (tracegrade's), or NULL for other spans
---   convention         adk_v2, adk_v1, openinference, genai_semconv, tracegrade or other
+--   convention         who wrote the span: adk_v2, adk_v1, openinference, pydantic_ai, strands,
+--                      genai_semconv (any other GenAI semconv writer), tracegrade or other
 --   start_ns           start, Unix epoch nanoseconds
 --   end_ns             end, Unix epoch nanoseconds
 --   duration_ms        end - start in milliseconds
@@ -31,16 +35,23 @@
 --   tool_args          tool spans: the arguments as JSON text; NULL when not captured
 --   tool_result        tool spans: the result as JSON text; NULL when not captured
 --   model              model-call spans: the model asked
---   input_tokens       model-call spans: prompt tokens
+--   calls_folded       the span stands for an unknown number of model calls: OpenInference over
+--                      ADK schema v2 relabels the agent's invoke_agent span as its LLM span and
+--                      each model call overwrites its counts, so its tokens are NULL
+--   input_tokens       model-call spans: prompt tokens (NULL where calls_folded)
 --   output_tokens      model-call spans: output tokens (thoughts included, as ADK counts)
 --   reasoning_tokens   model-call spans: thought tokens (part of output_tokens)
 --   cached_tokens      model-call spans: cached prompt tokens (part of input_tokens)
 --   finish_reasons     model-call spans: JSON list, e.g. ["stop"]
---   input_messages     model-call spans: the request's messages as JSON, when captured
---   output_messages    model-call spans: the response's messages as JSON, when captured
+--   input_messages     model-call and agent spans: the request's messages as JSON, when captured:
+--                      from the span's attributes, else from its
+--                      gen_ai.client.inference.operation.details events (Strands), else
+--                      rebuilt from OpenInference's flattened llm.input_messages.* attributes
+--   output_messages    the same for the response (agent spans: the agent's answer)
 --   tool_definitions   model-call spans: the tools the model was given, a JSON list of
---                      {name, description, parameters, ...} (gen_ai.tool.definitions, or ADK
---                      v1's model request; parameters are null unless content was captured)
+--                      {name, description, parameters, ...} (gen_ai.tool.definitions,
+--                      OpenInference's llm.tools.*, or ADK v1's model request; parameters
+--                      are null unless content was captured)
 --   service_name       resource service.name
 --   scope_name         instrumentation scope, e.g. gcp.vertex.agent
 --   attributes         all span attributes (JSON)
@@ -92,7 +103,13 @@ raw AS (
         coalesce(h.hides, false) AS trace_hides_adk_v1_content,
         CASE WHEN s.events <> '[]' THEN list_filter(
             json_extract(s.events, '$[*]'), lambda e: json_extract_string(e, '$.name') = 'exception'
-        ) END AS exceptions
+        ) END AS exceptions,
+        -- Where the latest GenAI semconv puts a call's messages instead of attributes (Strands:
+        -- the input at the span's start, the output at its end, one event each).
+        CASE WHEN s.events <> '[]' THEN list_filter(
+            json_extract(s.events, '$[*]'),
+            lambda e: json_extract_string(e, '$.name') = 'gen_ai.client.inference.operation.details'
+        ) END AS details
     FROM typed s
     JOIN trace_marks m USING (trace_id)
     LEFT JOIN hidden_content h USING (trace_id)
@@ -125,9 +142,15 @@ classified AS (
             WHEN oi_kind IS NOT NULL THEN 'openinference'
             WHEN from_adk AND trace_is_adk_v1 THEN 'adk_v1'
             WHEN from_adk THEN 'adk_v2'
+            WHEN scope_name = 'pydantic-ai' THEN 'pydantic_ai'
+            WHEN scope_name = 'strands.telemetry.tracer' THEN 'strands'
             WHEN gen_op IS NOT NULL OR a."gen_ai.system" IS NOT NULL THEN 'genai_semconv'
             ELSE 'other'
-        END AS convention
+        END AS convention,
+        -- OpenInference over ADK schema v2: ADK's invoke_agent span, relabelled as the LLM
+        -- span, its counts overwritten by each model call the agent made.
+        coalesce(oi_kind = 'LLM' AND from_adk AND starts_with(name, 'invoke_agent'), false)
+            AS calls_folded
     FROM raw
 ),
 with_content AS (
@@ -135,15 +158,27 @@ with_content AS (
     -- each parses the whole document again: 3.2 s against 1.4 s CPU at 320k ADK calls).
     SELECT
         *,
-        CASE WHEN op IN ('llm', 'llm_wrapper') THEN json_transform(attributes, '{
+        CASE WHEN op IN ('llm', 'llm_wrapper', 'agent') THEN json_transform(attributes, '{
             "gen_ai.input.messages": "VARCHAR",
             "gcp.vertex.agent.llm_request": "VARCHAR",
             "input.value": "VARCHAR",
             "gen_ai.output.messages": "VARCHAR",
             "gcp.vertex.agent.llm_response": "VARCHAR",
             "output.value": "VARCHAR",
-            "gen_ai.tool.definitions": "VARCHAR"
-        }') END AS c
+            "gen_ai.tool.definitions": "VARCHAR",
+            "llm.input_messages.0.message.role": "VARCHAR",
+            "llm.output_messages.0.message.role": "VARCHAR",
+            "llm.tools.0.tool.json_schema": "VARCHAR"
+        }') END AS c,
+        -- The details events' messages: the first event that has them (input), the last (output).
+        list_filter(
+            list_transform(details, lambda e: e->'attributes'->>'gen_ai.input.messages'),
+            lambda m: m IS NOT NULL
+        )[1] AS event_input,
+        list_filter(
+            list_transform(details, lambda e: e->'attributes'->>'gen_ai.output.messages'),
+            lambda m: m IS NOT NULL
+        )[-1] AS event_output
     FROM classified
 )
 SELECT
@@ -188,34 +223,39 @@ SELECT
         a."gen_ai.tool.call.arguments",
         CASE WHEN NOT trace_hides_adk_v1_content THEN a."gcp.vertex.agent.tool_call_args" END,
         a."tool.parameters",
-        CASE WHEN oi_kind = 'TOOL' THEN attributes->>'input.value' END
+        CASE WHEN oi_kind = 'TOOL' THEN attributes->>'input.value' END,
+        -- Strands: only in the details event's tool_call part.
+        tg_first_part_field(event_input, 'arguments')
     ) END AS tool_args,
     CASE WHEN op = 'tool' THEN coalesce(
         a."gen_ai.tool.call.result",
         CASE WHEN NOT trace_hides_adk_v1_content THEN a."gcp.vertex.agent.tool_response" END,
-        CASE WHEN oi_kind = 'TOOL' THEN attributes->>'output.value' END
+        CASE WHEN oi_kind = 'TOOL' THEN attributes->>'output.value' END,
+        tg_first_part_field(event_output, 'response')
     ) END AS tool_result,
     CASE WHEN op IN ('llm', 'llm_wrapper') THEN coalesce(
         a."gen_ai.request.model",
         a."gen_ai.response.model",
         a."llm.model_name"
     ) END AS model,
-    -- Token counts only on 'llm' spans: ADK v1 repeats them on the call_llm wrapper.
-    CASE WHEN op = 'llm' THEN coalesce(
+    calls_folded,
+    -- Token counts only on 'llm' spans: ADK v1 repeats them on the call_llm wrapper. None on a
+    -- folded span: they are one call's of several.
+    CASE WHEN op = 'llm' AND NOT calls_folded THEN coalesce(
         a."gen_ai.usage.input_tokens",
         a."gen_ai.usage.prompt_tokens",
         a."llm.token_count.prompt"
     )::BIGINT END AS input_tokens,
-    CASE WHEN op = 'llm' THEN coalesce(
+    CASE WHEN op = 'llm' AND NOT calls_folded THEN coalesce(
         a."gen_ai.usage.output_tokens",
         a."gen_ai.usage.completion_tokens",
         a."llm.token_count.completion"
     )::BIGINT END AS output_tokens,
-    CASE WHEN op = 'llm' THEN coalesce(
+    CASE WHEN op = 'llm' AND NOT calls_folded THEN coalesce(
         a."gen_ai.usage.reasoning.output_tokens",
         a."llm.token_count.completion_details.reasoning"
     )::BIGINT END AS reasoning_tokens,
-    CASE WHEN op = 'llm' THEN coalesce(
+    CASE WHEN op = 'llm' AND NOT calls_folded THEN coalesce(
         a."gen_ai.usage.cache_read.input_tokens",
         a."llm.token_count.prompt_details.cache_read"
     )::BIGINT END AS cached_tokens,
@@ -223,15 +263,29 @@ SELECT
     coalesce(
         c."gen_ai.input.messages",
         c."gcp.vertex.agent.llm_request",
+        -- OpenInference over ADK: ADK's request document. Other OpenInference instrumentors'
+        -- input.value is the client library's request (OpenAI's, LangChain's): the flattened
+        -- messages say the same in one shape.
+        CASE WHEN oi_kind = 'LLM' AND from_adk THEN c."input.value" END,
+        CASE WHEN op <> 'tool' THEN event_input END,
+        CASE WHEN oi_kind = 'LLM' AND c."llm.input_messages.0.message.role" IS NOT NULL
+            THEN tg_oi_messages(attributes, 'llm.input_messages') END,
         CASE WHEN oi_kind = 'LLM' THEN c."input.value" END
     ) AS input_messages,
     coalesce(
         c."gen_ai.output.messages",
         c."gcp.vertex.agent.llm_response",
+        CASE WHEN oi_kind = 'LLM' AND from_adk THEN c."output.value" END,
+        CASE WHEN op <> 'tool' THEN event_output END,
+        CASE WHEN oi_kind = 'LLM' AND c."llm.output_messages.0.message.role" IS NOT NULL
+            THEN tg_oi_messages(attributes, 'llm.output_messages') END,
         CASE WHEN oi_kind = 'LLM' THEN c."output.value" END
     ) AS output_messages,
     CASE
-        WHEN op = 'llm' THEN c."gen_ai.tool.definitions"
+        WHEN op = 'llm' THEN coalesce(
+            c."gen_ai.tool.definitions",
+            CASE WHEN c."llm.tools.0.tool.json_schema" IS NOT NULL THEN tg_oi_tools(attributes) END
+        )
         -- ADK v1: the function declarations in the model request, in the same shape.
         WHEN op = 'llm_wrapper' AND NOT trace_hides_adk_v1_content THEN to_json(list_transform(
             json_extract(

@@ -12,6 +12,7 @@ WITH RECURSIVE walk AS (
         0 AS tool_depth,
         CASE WHEN op = 'agent' THEN agent_name END AS agent_path,
         NULL::VARCHAR AS fanout_span_id,
+        NULL::VARCHAR AS model_span_id,
         0 AS depth
     FROM query_table(roots)
     UNION ALL
@@ -31,6 +32,12 @@ WITH RECURSIVE walk AS (
             ELSE w.agent_path
         END,
         CASE WHEN f.span_id IS NOT NULL THEN w.span_id ELSE w.fanout_span_id END,
+        -- A model span's work is its own: a tool or agent span under it starts afresh.
+        CASE
+            WHEN w.op = 'llm' THEN w.span_id
+            WHEN w.op IN ('tool', 'agent', 'workflow') THEN NULL
+            ELSE w.model_span_id
+        END,
         w.depth + 1
     FROM walk w
     JOIN query_table(nodes) c
@@ -69,6 +76,9 @@ SELECT trace_id, start_id, at_id FROM climb;
 --   agent_path       enclosing agent names joined with '.', e.g. fanout.news_branch
 --   fanout_span_id   the nearest enclosing agent span whose sub-agents ran at the same
 --                    time (a ParallelAgent): work under it has no fixed order
+--   model_span_id    the nearest enclosing model-call span (op llm), NULL for none: a model
+--                    span inside another is the same call seen by a second instrumentation
+--                    (ADK's generate_content around LiteLLM's or the OpenAI client's span)
 --   depth            distance from the trace's root span (or from cycle_broken_at)
 --   cycle_broken_at  NULL for a span a root leads to. Where following parents never
 --                    reaches a root (they form a cycle: A's parent is B, B's parent is A),
@@ -143,6 +153,7 @@ SELECT
     tool_depth,
     agent_path,
     fanout_span_id,
+    model_span_id,
     depth,
     cycle_broken_at
 FROM placed;

@@ -1,6 +1,9 @@
 -- llm_calls: one row per model call, in the turn it belongs to.
 -- Calls made inside an AgentTool (a separate ADK session) are kept but flagged
 -- in_agent_tool and get no seq, as ADK eval does not count them in the outer turn.
+-- A model span inside another (span_tree.model_span_id: one call seen by two
+-- instrumentations, each with the same usage) is no call of its own: the outer one is the
+-- row, with what it lacks (tokens, model, content) taken from the one inside.
 --
 -- Columns:
 --   turn_id             the turn (see turns)
@@ -11,6 +14,8 @@
 --   agent_name          the agent that called the model
 --   agent_path          enclosing agents, e.g. pipeline.writer
 --   model               the model asked
+--   calls_folded        the row stands for an unknown number of calls (agent_spans.calls_folded):
+--                       its tokens are NULL, and so are its turn's call count and token sums
 --   input_tokens        prompt tokens (NULL when not reported)
 --   output_tokens       output tokens, thoughts included
 --   reasoning_tokens    thought tokens (part of output)
@@ -52,11 +57,13 @@ WITH model_spans AS MATERIALIZED (
         WHERE op IN ('llm', 'llm_wrapper')
     )
 ),
-calls AS (
+calls AS MATERIALIZED (
+    -- Read twice (the calls nested in another, and the rest): walked once.
     SELECT
         t.turn_id,
         t.tool_depth,
         t.agent_path,
+        t.model_span_id,
         s.*,
         -- ADK v1 records messages on the call_llm wrapper, tokens on its child.
         CASE WHEN s.has_request THEN s.request_user_text ELSE w.request_user_text END AS user_text,
@@ -70,6 +77,47 @@ calls AS (
     LEFT JOIN model_spans w
         ON w.trace_id = s.trace_id AND w.span_id = s.parent_span_id AND w.op = 'llm_wrapper'
     WHERE s.op = 'llm'
+),
+inner_calls AS (
+    -- The model spans nested in another, by the span they are nested in (the first, if several).
+    SELECT
+        trace_id,
+        model_span_id AS span_id,
+        arg_min(model, start_ns) AS model,
+        arg_min(input_tokens, start_ns) AS input_tokens,
+        arg_min(output_tokens, start_ns) AS output_tokens,
+        arg_min(reasoning_tokens, start_ns) AS reasoning_tokens,
+        arg_min(cached_tokens, start_ns) AS cached_tokens,
+        arg_min(finish_reasons, start_ns) AS finish_reasons,
+        arg_min(user_text, start_ns) AS user_text,
+        arg_min(output_text, start_ns) AS output_text,
+        arg_min(output_tool_calls, start_ns) AS output_tool_calls,
+        bool_or(content_captured) AS content_captured
+    FROM calls
+    WHERE model_span_id IS NOT NULL
+    GROUP BY trace_id, model_span_id
+),
+outer_calls AS (
+    SELECT
+        c.* REPLACE (
+            coalesce(c.model, i.model) AS model,
+            coalesce(c.input_tokens, CASE WHEN NOT c.calls_folded THEN i.input_tokens END)
+                AS input_tokens,
+            coalesce(c.output_tokens, CASE WHEN NOT c.calls_folded THEN i.output_tokens END)
+                AS output_tokens,
+            coalesce(c.reasoning_tokens, CASE WHEN NOT c.calls_folded THEN i.reasoning_tokens END)
+                AS reasoning_tokens,
+            coalesce(c.cached_tokens, CASE WHEN NOT c.calls_folded THEN i.cached_tokens END)
+                AS cached_tokens,
+            coalesce(c.finish_reasons, i.finish_reasons) AS finish_reasons,
+            coalesce(c.user_text, i.user_text) AS user_text,
+            coalesce(c.output_text, i.output_text) AS output_text,
+            coalesce(c.output_tool_calls, i.output_tool_calls) AS output_tool_calls,
+            c.content_captured OR coalesce(i.content_captured, false) AS content_captured
+        )
+    FROM calls c
+    LEFT JOIN inner_calls i USING (trace_id, span_id)
+    WHERE c.model_span_id IS NULL
 )
 SELECT
     turn_id,
@@ -80,6 +128,7 @@ SELECT
     agent_name,
     agent_path,
     model,
+    calls_folded,
     input_tokens,
     output_tokens,
     reasoning_tokens,
@@ -100,6 +149,6 @@ SELECT
     output_tool_calls,
     content_captured,
     convention
-FROM calls;
+FROM outer_calls;
 
 CREATE OR REPLACE VIEW llm_calls AS SELECT * FROM tg_llm_calls('agent_spans', 'span_tree');

@@ -2,6 +2,10 @@
 -- ADK's `execute_tool (merged)` marker spans are left out. Calls made inside an AgentTool
 -- are kept, flagged in_agent_tool, and get no seq: they are not part of the turn's
 -- trajectory (ADK eval does not see them either).
+-- In a turn with no tool spans at all (the OTel openai instrumentation records none, nor do
+-- OpenInference's model-client instrumentors), the calls are those the model's responses
+-- asked for (tool_call parts of output_messages): span_id is then the model call's, start_ns
+-- its end (+ the part's place), and what only a tool span says (result, errors) is NULL.
 --
 -- Columns:
 --   turn_id            the turn (see turns)
@@ -20,12 +24,13 @@
 --   response_span_id   the model call whose response asked for it
 --   parallel_group     calls sharing it came from one model response, or from branches of
 --                      a ParallelAgent, so their relative order depends on timing
---   is_error           the call failed
+--   is_error           the call failed (NULL when no tool span says)
 --   error_kind         returned_error ({"error": ...}), unknown_tool, raised, or error
 --   error_type         error.type, e.g. TOOL_ERROR, ValueError
 --   error_message      what went wrong: the tool's own message where it returned one
 --                      ({"error": "unknown isbn 000"} gives unknown isbn 000), else the
---                      span's status message (e.g. ValueError: card declined)
+--                      span's status message (e.g. ValueError: card declined), else its
+--                      exception's message, else its result (pydantic-ai's ModelRetry)
 --   tool_offered       whether the tool was among those the model was given for this call
 --                      (the model call that asked for it); NULL when none were recorded
 --   tool_schema        that tool's parameter schema as the model was given it (JSON text;
@@ -44,30 +49,90 @@
 --   end_ns             end, epoch ns
 --   duration_ms        duration in milliseconds
 --   convention         how the span was recorded (see agent_spans)
+--   from_parts         the call is known only from the model's response (no tool span)
 --
 -- tg_tool_calls(normalised, tree): the same, over the relations named `normalised` (rows of
 -- agent_spans) and `tree` (their span_tree rows), as scoring builds it.
 CREATE OR REPLACE MACRO tg_tool_calls(normalised, tree) AS TABLE
-WITH calls AS (
-    SELECT t.turn_id, t.turn_span_id, t.tool_depth, t.agent_path, t.fanout_span_id, s.*
+WITH placed AS MATERIALIZED (
+    -- Tool spans, and model-call spans (for the calls no tool span records), placed in their
+    -- turns: walked once, read twice. No message documents: the model calls' are read below.
+    SELECT
+        t.turn_id, t.turn_span_id, t.tool_depth, t.agent_path, t.fanout_span_id, t.model_span_id,
+        s.* EXCLUDE (attributes, input_messages, output_messages, tool_definitions),
+        bool_or(s.op = 'tool') OVER (PARTITION BY t.turn_id) AS turn_has_tool_spans
     FROM query_table(normalised) s
     JOIN query_table(tree) t USING (trace_id, span_id)
-    WHERE s.op = 'tool'
+    WHERE s.op IN ('tool', 'llm')
 ),
-model_calls AS (
-    SELECT trace_id, parent_span_id, span_id, start_ns, tool_definitions
+calls AS (
+    SELECT * EXCLUDE (model_span_id, turn_has_tool_spans) FROM placed WHERE op = 'tool'
+),
+model_calls AS MATERIALIZED (
+    -- Read twice: for the call a tool span answers, and for the calls of turns without tool
+    -- spans. The response is kept (as text) only where it names a tool call, a substring test
+    -- far cheaper than parsing every response.
+    SELECT
+        trace_id, parent_span_id, span_id, start_ns, tool_definitions,
+        CASE WHEN op = 'llm' AND contains(output_messages, '"tool_call"')
+            THEN output_messages END AS response_doc
     FROM query_table(normalised)
-    WHERE op IN ('llm', 'llm_wrapper') AND parent_span_id IS NOT NULL
+    WHERE op IN ('llm', 'llm_wrapper')
 ),
-with_response AS (
+span_calls AS (
     -- The model call that asked for a tool is the latest model call under the same agent
     -- span that started before it; calls sharing it came from one model response.
-    SELECT c.*, m.span_id AS response_span_id, m.tool_definitions AS offered_definitions
+    SELECT c.*, m.span_id AS response_span_id, m.tool_definitions AS offered_definitions,
+           m.response_doc, false AS from_parts
     FROM calls c
     ASOF LEFT JOIN model_calls m
         ON m.trace_id = c.trace_id
        AND m.parent_span_id = c.parent_span_id
        AND c.start_ns >= m.start_ns
+),
+part_calls AS (
+    -- Turns without tool spans: the calls their (outermost) model calls' responses asked for.
+    SELECT
+        p.turn_id, p.turn_span_id, p.tool_depth, p.agent_path, p.fanout_span_id,
+        p.trace_id, p.span_id, p.parent_span_id, p.agent_name, p.convention,
+        p.span_id AS response_span_id, m.tool_definitions AS offered_definitions,
+        p.end_ns + a.i AS start_ns,
+        a.part.name AS tool_name,
+        a.part.id AS tool_call_id,
+        a.part.args AS tool_args,
+        true AS from_parts
+    FROM placed p
+    JOIN model_calls m USING (trace_id, span_id)
+    CROSS JOIN LATERAL (
+        SELECT unnest(range(1, len(parts) + 1)) AS i, unnest(parts) AS part
+        FROM (SELECT tg_tool_call_parts(m.response_doc) AS parts)
+    ) a
+    WHERE p.op = 'llm' AND p.model_span_id IS NULL AND NOT p.turn_has_tool_spans
+      AND m.response_doc IS NOT NULL
+),
+with_response AS (
+    -- A span's arguments that are not a JSON object (OpenInference's LangChain tool spans
+    -- record the tool's input string): the model's, from its response: the part with the
+    -- span's call id, else the n-th call of that tool in the response.
+    SELECT
+        c.* EXCLUDE (response_doc, nth) REPLACE (
+            CASE WHEN c.tool_args IS NULL OR starts_with(ltrim(c.tool_args), '{') THEN c.tool_args
+                ELSE coalesce(
+                    list_filter(tg_tool_call_parts(c.response_doc),
+                        lambda p: p.id = c.tool_call_id)[1].args,
+                    list_filter(tg_tool_call_parts(c.response_doc),
+                        lambda p: p.name = c.tool_name)[c.nth].args,
+                    c.tool_args)
+            END AS tool_args
+        )
+    FROM (
+        SELECT *, row_number() OVER (
+            PARTITION BY trace_id, response_span_id, tool_name ORDER BY start_ns, span_id
+        ) AS nth
+        FROM span_calls
+    ) c
+    UNION ALL BY NAME
+    SELECT * FROM part_calls
 ),
 recorded AS (
     -- Eval runs record each agent's tool definitions on the run's span ({agent: [...]}),
@@ -136,7 +201,7 @@ SELECT
     coalesce(fanout_span_id, response_span_id, span_id) AS parallel_group,
     is_error,
     CASE
-        WHEN NOT is_error THEN NULL
+        WHEN NOT coalesce(is_error, false) THEN NULL
         WHEN error_type = 'TOOL_ERROR' THEN 'returned_error'
         WHEN tool_type = 'BaseTool' THEN 'unknown_tool'
         WHEN exception_type IS NOT NULL THEN 'raised'
@@ -145,7 +210,10 @@ SELECT
     error_type,
     coalesce(
         CASE WHEN is_error AND json_valid(tool_result) THEN tool_result->>'$.error' END,
-        status_message
+        status_message,
+        CASE WHEN is_error THEN exception_message END,
+        -- pydantic-ai's ModelRetry: no status text; the result is the message sent back.
+        CASE WHEN is_error AND NOT json_valid(tool_result) THEN tool_result END
     ) AS error_message,
     tool_offered,
     tool_schema,
@@ -154,7 +222,8 @@ SELECT
     start_ns,
     end_ns,
     duration_ms,
-    convention
+    convention,
+    from_parts
 FROM validated;
 
 CREATE OR REPLACE VIEW tool_calls AS SELECT * FROM tg_tool_calls('agent_spans', 'span_tree');

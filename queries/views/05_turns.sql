@@ -1,6 +1,10 @@
 -- turns: one row per user turn (an ADK invocation; in eval runs, one replayed turn).
 -- Counts and tokens cover the turn's own work: AgentTool internals are excluded, as in
--- ADK eval. Token sums are NULL when no model call reported that count.
+-- ADK eval. Token sums are NULL when no model call reported that count, and counts and sums
+-- are NULL where they cannot be known (a folded model span, llm_calls.calls_folded; tool
+-- calls known only from the model's responses, whose errors no span records): never wrong.
+-- A trace holding only an agent span with nothing under it (a controller's record of a turn
+-- run elsewhere), not written by ADK, is no turn.
 --
 -- Columns:
 --   turn_id            trace_id || '-' || root_span_id: the key every other view uses
@@ -21,18 +25,20 @@
 --   end_ns             end, epoch ns
 --   started_at         start as a timestamp
 --   latency_ms         the turn's wall-clock time in milliseconds
---   llm_calls          model calls
---   llm_errors         model calls that raised
+--   llm_calls          model calls (NULL when folded)
+--   llm_errors         model calls that raised (NULL when folded)
 --   tool_calls         tool calls (sub-agents' and transfer_to_agent included)
---   tool_errors        tool calls that failed
+--   tool_errors        tool calls that failed (NULL when not recorded)
 --   input_tokens       prompt tokens
 --   output_tokens      output tokens, thoughts included
 --   reasoning_tokens   thought tokens
 --   cached_tokens      cached prompt tokens
 --   total_tokens       input + output (ADK's token_usage)
 --   models             the models the turn called
---   user_text          the user's message, when captured (always in eval runs)
---   final_text         the final response text, when captured (always in eval runs)
+--   user_text          the user's message, when captured (always in eval runs); else from the
+--                      root agent span's messages
+--   final_text         the final response text, when captured (always in eval runs); else
+--                      the root agent span's answer
 --   args_captured      all tool arguments were recorded (NULL without tool calls)
 --   is_error           the turn crashed (agent, model or tool raised): an error, not a
 --                      wrong answer
@@ -70,20 +76,23 @@ summary AS (
             tool_depth = 0 AND op IN ('eval_turn', 'workflow', 'agent') AND is_error
         ) AS error_message,
         mode(convention) FILTER (op IS NOT NULL AND op <> 'eval_turn') AS convention,
-        bool_or(op IN ('eval_turn', 'workflow', 'agent', 'llm', 'tool')) AS is_agent_turn
+        bool_or(op IN ('eval_turn', 'llm', 'tool'))
+            OR (bool_or(op IN ('workflow', 'agent'))
+                AND (count(*) > 1 OR bool_or(scope_name = 'gcp.vertex.agent'))) AS is_agent_turn
     FROM members
     GROUP BY turn_id
 ),
 llm AS (
     SELECT
         turn_id,
-        count(*) AS llm_calls,
-        count(*) FILTER (is_error) AS llm_errors,
-        sum(input_tokens) AS input_tokens,
-        sum(output_tokens) AS output_tokens,
-        sum(reasoning_tokens) AS reasoning_tokens,
-        sum(cached_tokens) AS cached_tokens,
-        sum(total_tokens) AS total_tokens,
+        CASE WHEN NOT bool_or(calls_folded) THEN count(*) END AS llm_calls,
+        CASE WHEN NOT bool_or(calls_folded) THEN count(*) FILTER (is_error) END AS llm_errors,
+        CASE WHEN NOT bool_or(calls_folded) THEN sum(input_tokens) END AS input_tokens,
+        CASE WHEN NOT bool_or(calls_folded) THEN sum(output_tokens) END AS output_tokens,
+        CASE WHEN NOT bool_or(calls_folded) THEN sum(reasoning_tokens) END AS reasoning_tokens,
+        CASE WHEN NOT bool_or(calls_folded) THEN sum(cached_tokens) END AS cached_tokens,
+        CASE WHEN NOT bool_or(calls_folded) THEN sum(total_tokens) END AS total_tokens,
+        bool_or(calls_folded) AS calls_folded,
         list(DISTINCT model ORDER BY model) FILTER (model IS NOT NULL) AS models,
         arg_min(user_text, seq) FILTER (user_text IS NOT NULL) AS user_text,
         -- The final response is the last model call of the turn, if it answered in text
@@ -112,12 +121,14 @@ tools AS (
     SELECT
         turn_id,
         count(*) AS tool_calls,
-        count(*) FILTER (is_error) AS tool_errors,
+        CASE WHEN bool_and(is_error IS NOT NULL) THEN count(*) FILTER (is_error) END AS tool_errors,
         bool_and(args_captured) AS args_captured
     FROM query_table(calls)
     WHERE seq IS NOT NULL
     GROUP BY turn_id
-)
+),
+read_turns AS MATERIALIZED (
+    -- A row a turn (read twice: for the turns whose texts the root agent span gives).
 SELECT
     s.turn_id,
     s.trace_id,
@@ -137,10 +148,10 @@ SELECT
     r.end_ns,
     make_timestamp(r.start_ns // 1000) AS started_at,
     r.duration_ms AS latency_ms,
-    coalesce(l.llm_calls, 0) AS llm_calls,
-    coalesce(l.llm_errors, 0) AS llm_errors,
+    CASE WHEN NOT coalesce(l.calls_folded, false) THEN coalesce(l.llm_calls, 0) END AS llm_calls,
+    CASE WHEN NOT coalesce(l.calls_folded, false) THEN coalesce(l.llm_errors, 0) END AS llm_errors,
     coalesce(t.tool_calls, 0) AS tool_calls,
-    coalesce(t.tool_errors, 0) AS tool_errors,
+    CASE WHEN t.turn_id IS NULL THEN 0 ELSE t.tool_errors END AS tool_errors,
     l.input_tokens,
     l.output_tokens,
     l.reasoning_tokens,
@@ -160,7 +171,26 @@ JOIN query_table(normalised) r ON r.trace_id = s.trace_id AND r.span_id = s.root
 JOIN root_attrs ra ON ra.trace_id = s.trace_id AND ra.span_id = s.root_span_id
 LEFT JOIN llm l USING (turn_id)
 LEFT JOIN tools t USING (turn_id)
-WHERE s.is_agent_turn;
+WHERE s.is_agent_turn
+),
+agent_texts AS (
+    -- Turns whose model calls recorded no texts: the root agent span's messages, where it
+    -- carries them (Strands, the OTel GenAI utilities). Only agent spans are read (in a
+    -- scoring, from its normalised table: the messages of those rows only).
+    SELECT a.trace_id, a.span_id,
+           tg_user_text(a.input_messages) AS user_text, tg_output_text(a.output_messages) AS final_text
+    FROM query_table(normalised) a
+    SEMI JOIN read_turns r
+      ON r.trace_id = a.trace_id AND r.root_span_id = a.span_id
+     AND (r.user_text IS NULL OR r.final_text IS NULL)
+    WHERE a.op = 'agent'
+)
+SELECT t.* REPLACE (
+    coalesce(t.user_text, a.user_text) AS user_text,
+    coalesce(t.final_text, a.final_text) AS final_text
+)
+FROM read_turns t
+LEFT JOIN agent_texts a ON a.trace_id = t.trace_id AND a.span_id = t.root_span_id;
 
 CREATE OR REPLACE VIEW turns AS
 SELECT * FROM tg_turns('agent_spans', 'span_tree', 'llm_calls', 'tool_calls', 'spans');

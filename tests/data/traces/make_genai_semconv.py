@@ -242,7 +242,11 @@ def main() -> int:
 
     server = ThreadingHTTPServer(("127.0.0.1", PORT), FakeOpenAI)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    client = OpenAI(base_url=f"http://127.0.0.1:{PORT}/v1", api_key="fixture-key", max_retries=0)
+    # Any: the loop sends plain dicts, as applications do (type-checked against the openai
+    # package where the `interop` extra installs it).
+    client: Any = OpenAI(
+        base_url=f"http://127.0.0.1:{PORT}/v1", api_key="fixture-key", max_retries=0
+    )
 
     trajectory: list[dict[str, Any]] = []
     call_ids: list[str] = []
@@ -290,7 +294,7 @@ def main() -> int:
                     )
             agent.output_messages = [
                 OutputMessage(
-                    role="assistant", parts=[TextPart(content=final)], finish_reason="stop"
+                    role="assistant", parts=[TextPart(content=final or "")], finish_reason="stop"
                 )
             ]
             agent.input_tokens = usage["input"]
