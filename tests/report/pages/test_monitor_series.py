@@ -105,7 +105,9 @@ def mixed(db: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("mixed") / "mixed.duckdb"
     shutil.copyfile(db, path)
     with connect(path) as connection:
-        recent = [r[0] for r in connection.execute(RECENT, [time.time_ns() - 3 * HOUR_NS]).fetchall()]
+        recent = [
+            r[0] for r in connection.execute(RECENT, [time.time_ns() - 3 * HOUR_NS]).fetchall()
+        ]
         stale, missing = recent[0], recent[1]
         # A late span: a copy of one of the trace's child spans, under a new id.
         ((late,),) = connection.execute(
@@ -123,7 +125,8 @@ def mixed(db: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
         for table in ("turn_facts", "turn_fact_traces"):
             connection.execute(f"DELETE FROM {table} WHERE trace_id = ?", [missing])  # noqa: S608
         fresh = {r[0] for r in connection.execute(FRESH, [version()]).fetchall()}
-    assert stale not in fresh and missing not in fresh
+    assert stale not in fresh
+    assert missing not in fresh
     assert set(recent) - {stale, missing} <= fresh, "the other recent traces read facts"
     return path
 
@@ -131,8 +134,11 @@ def mixed(db: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_writer_kept_fresh_facts_of_every_trace(db: Path) -> None:
     with connect(db, read_only=True) as connection:
         fresh = {r[0] for r in connection.execute(FRESH, [version()]).fetchall()}
-        traces = {r[0] for r in connection.execute("SELECT DISTINCT trace_id FROM turns").fetchall()}
-    assert traces and fresh == traces  # so the cases above read the facts
+        traces = {
+            r[0] for r in connection.execute("SELECT DISTINCT trace_id FROM turns").fetchall()
+        }
+    assert traces
+    assert fresh == traces
 
 
 FILTERS = [
@@ -175,13 +181,18 @@ def test_the_page_reads_the_fresh_traces_facts(mixed: Path) -> None:
     shutil.copyfile(mixed, path)
     since_us = time.time_ns() // 1000 - 86_400 * 1_000_000
     with connect(path) as connection:
-        (trace,) = connection.execute(RECENT + " LIMIT 1 OFFSET 2", [since_us * 1000]).fetchone() or ()
-        connection.execute("UPDATE turn_facts SET root_agent = 'tampered' WHERE trace_id = ?", [trace])
+        (trace,) = (
+            connection.execute(RECENT + " LIMIT 1 OFFSET 2", [since_us * 1000]).fetchone() or ()
+        )
+        connection.execute(
+            "UPDATE turn_facts SET root_agent = 'tampered' WHERE trace_id = ?", [trace]
+        )
     with connect(path, read_only=True) as connection:
         reader = LocalReader(connection)
         page = series_points(reader, "hour", since_us, None, "tampered", None)
         view = records(reader, VIEW_POINTS, ["hour", since_us, None, "tampered", None])
-    assert page and not view
+    assert page
+    assert not view
     assert sum(int(str(p["turns_scored"])) for p in page) >= 1
 
 
