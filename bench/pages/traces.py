@@ -38,7 +38,6 @@ from tracegrade.capture import DuckDBSpanExporter
 from tracegrade.report import pages
 from tracegrade.report.pages.sql import report_sql
 from tracegrade.store import LocalReader, connect
-from tracegrade.store.turn_facts import version as facts_version
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
@@ -183,8 +182,7 @@ def _steps(reader: LocalReader, query: dict[str, str]) -> None:
     picked = time.perf_counter() - started
     started = time.perf_counter()
     earliest = min((int(t["start_ns"]) for t in traces), default=0)
-    ids = [t["trace_id"] for t in traces]
-    reader.query(report_sql("traces_turns"), [ids, earliest, None, facts_version()])
+    reader.query(report_sql("traces_turns"), [[t["trace_id"] for t in traces], earliest, None])
     facts = time.perf_counter() - started
     which = "traces_filtered" if wanted.spans_needed() else "traces_newest"
     print(f"  {which}: {picked * 1000:.0f} ms ({len(traces)} traces); "

@@ -25,7 +25,6 @@ from tests.support.cli import invoke
 from tests.support.span_factory import adk_like_spans
 from tracegrade.capture import DuckDBSpanExporter
 from tracegrade.report.pages.monitor import WINDOWS, build_monitor_page, series_points
-from tracegrade.report.pages.sql import rows
 from tracegrade.scoring.judging.settings import JudgeSettings
 from tracegrade.scoring.metrics import available_metrics
 from tracegrade.scoring.online import activate, horizon_us, score_pass
@@ -215,32 +214,3 @@ def test_the_page_plots_what_the_window_holds(db: Path) -> None:
     assert sum(p.turns for p in month_latency.points) == 15  # 40 days ago is outside
     assert [m.label for m in month.versions] == ["version 1.1.0"]
     assert agents  # the turns have an agent: the agent filter above is not vacuous
-
-
-# The traces page's columns of `turns`, as traces_turns.sql lists them.
-VIEW_TURNS = """
-SELECT turn_id, trace_id, root_agent, models, epoch_us(started_at) AS started_us, latency_ms,
-       llm_calls, tool_calls, tool_errors, total_tokens::BIGINT AS total_tokens, user_text,
-       final_text, is_error, error_type, service_name, service_version
-FROM turns WHERE list_contains($1, trace_id) AND run_id IS NULL
-ORDER BY start_ns DESC, turn_id DESC
-"""
-
-
-@pytest.mark.parametrize("facts", ["fresh", "mixed"])
-def test_the_traces_page_s_turns_are_the_view_s(request: pytest.FixtureRequest, facts: str) -> None:
-    """The traces page reads fresh facts too (queries/report/traces_turns.sql): the rows of
-    the recent traces, the stale and the missing one among them in `mixed`, are the view's."""
-    path = request.getfixturevalue("db" if facts == "fresh" else "mixed")
-    with connect(path, read_only=True) as connection:
-        reader = LocalReader(connection)
-        since_ns = time.time_ns() - 3 * HOUR_NS
-        ids = [r[0] for r in connection.execute(RECENT, [since_ns]).fetchall()]
-        ((earliest,),) = connection.execute(
-            "SELECT min(start_ns) FROM turns WHERE list_contains(?, trace_id)", [ids]
-        ).fetchall()
-        page = rows(reader, "traces_turns", ids, earliest, None, version())
-        view = records(reader, VIEW_TURNS, [ids])
-    assert len(ids) >= 3
-    assert page
-    assert page == view

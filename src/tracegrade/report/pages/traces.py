@@ -22,7 +22,6 @@ from tracegrade.report.pages.turn import clip
 from tracegrade.report.queries import Row, iso_utc
 from tracegrade.report.values import as_float, as_int, as_list, as_str
 from tracegrade.store.reader import Reader
-from tracegrade.store.turn_facts import version as facts_version
 
 PAGE_TRACES = 100
 FOLLOW_S = 3
@@ -153,8 +152,7 @@ def build_traces_page(
     found = []
     if traces:
         earliest = min(int(t["start_ns"]) for t in traces)
-        ids = [t["trace_id"] for t in traces]
-        found = rows(reader, "traces_turns", ids, earliest, text, facts_version())
+        found = rows(reader, "traces_turns", [t["trace_id"] for t in traces], earliest, text)
     last = traces[-1]["start_ns"] if len(traces) >= scan else None
     older = wanted.query(before_ns=last, follow=False) if last is not None else None
     here = "/traces" + (f"?{q}" if (q := wanted.query(follow=False)) else "")
