@@ -82,26 +82,10 @@ def mark_fresh(connection: duckdb.DuckDBPyConnection, *, read_facts: bool = True
     if not read_facts or not _has_facts(connection):
         connection.execute(f"CREATE OR REPLACE TEMP TABLE {FRESH_TRACES} (trace_id VARCHAR)")
         return
-    # Counting the selected traces' spans is one pass over their trace ids (~0.03 s at
-    # 1.16M spans), against rebuilding them (most of a re-score's time).
+    # The one freshness rule (queries/macros/40_turn_facts.sql), which the pages read too.
     connection.execute(
-        f"""
-        CREATE OR REPLACE TEMP TABLE {FRESH_TRACES} AS
-        WITH counted AS (
-            SELECT trace_id, count(*) AS spans FROM scoring_spans GROUP BY trace_id
-        ),
-        runs AS (
-            SELECT run_id, count(*) AS run_spans
-            FROM tg_run_ids('spans', 'tracegrade.eval_run')
-            GROUP BY run_id
-        )
-        SELECT f.trace_id
-        FROM turn_fact_traces f
-        JOIN counted c USING (trace_id)
-        LEFT JOIN runs r ON r.run_id = f.run_id
-        WHERE f.version = ? AND f.spans = c.spans
-          AND (f.run_id IS NULL OR f.run_spans = coalesce(r.run_spans, 0))
-        """,  # noqa: S608 — constants
+        f"CREATE OR REPLACE TEMP TABLE {FRESH_TRACES} AS "  # noqa: S608 — constants
+        "SELECT trace_id FROM tg_fresh_fact_traces('scoring_spans', 'turn_fact_traces', ?)",
         [version()],
     )
 

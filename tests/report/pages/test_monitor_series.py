@@ -7,10 +7,15 @@ them.
 The traffic: two releases of one service and two agents' worth of ADK-shaped spans from the
 real OTel SDK, through the real exporter, spread over 40 days (so 24h, 7d and 30d cut
 through it); scored by two online rules' passes (scoring/online.py, as serve runs them), one
-of them twice (a backfilled new version), and once by `tracegrade score` (rule NULL)."""
+of them twice (a backfilled new version), and once by `tracegrade score` (rule NULL).
+
+The writer kept the turns' facts (store/turn_facts.py), which the page reads where they are
+fresh; a copy of the file where one trace's facts went stale (a late span) and another's
+are missing shows the page rebuilding those two from spans and still equal to the view."""
 
 from __future__ import annotations
 
+import shutil
 import time
 from pathlib import Path
 
@@ -19,13 +24,13 @@ import pytest
 from tests.support.cli import invoke
 from tests.support.span_factory import adk_like_spans
 from tracegrade.capture import DuckDBSpanExporter
-from tracegrade.report.pages.monitor import WINDOWS, build_monitor_page
-from tracegrade.report.pages.sql import rows
+from tracegrade.report.pages.monitor import WINDOWS, build_monitor_page, series_points
 from tracegrade.scoring.judging.settings import JudgeSettings
 from tracegrade.scoring.metrics import available_metrics
 from tracegrade.scoring.online import activate, horizon_us, score_pass
 from tracegrade.scoring.rules import parse_rule
 from tracegrade.store import LocalReader, SpanWriter, connect, records
+from tracegrade.store.turn_facts import version
 
 HOUR_NS = 3600 * 10**9
 SPECS = available_metrics()
@@ -85,6 +90,57 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+# The traffic's traces with fresh facts, by the rule the page reads them by.
+FRESH = "SELECT trace_id FROM tg_fresh_fact_traces('spans', 'turn_fact_traces', ?)"
+# The traces of the turns 2 h and 30 min ago, newest first: in every window.
+RECENT = """
+SELECT trace_id FROM turns WHERE start_ns >= ? GROUP BY trace_id ORDER BY min(start_ns) DESC
+"""
+
+
+@pytest.fixture(scope="module")
+def mixed(db: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of `db` where one recent trace's facts are stale (a span stored after them,
+    its facts tampered with so that reading them would show) and another's are missing."""
+    path = tmp_path_factory.mktemp("mixed") / "mixed.duckdb"
+    shutil.copyfile(db, path)
+    with connect(path) as connection:
+        recent = [
+            r[0] for r in connection.execute(RECENT, [time.time_ns() - 3 * HOUR_NS]).fetchall()
+        ]
+        stale, missing = recent[0], recent[1]
+        # A late span: a copy of one of the trace's child spans, under a new id.
+        ((late,),) = connection.execute(
+            "INSERT INTO spans SELECT * REPLACE ('1a7e' || substr(span_id, 5) AS span_id) "
+            "FROM spans WHERE trace_id = ? AND parent_span_id IS NOT NULL "
+            "ORDER BY span_id LIMIT 1",
+            [stale],
+        ).fetchall()
+        assert late == 1
+        connection.execute(
+            "UPDATE turn_facts SET root_agent = 'tampered', service_name = 'tampered' "
+            "WHERE trace_id = ?",
+            [stale],
+        )
+        for table in ("turn_facts", "turn_fact_traces"):
+            connection.execute(f"DELETE FROM {table} WHERE trace_id = ?", [missing])  # noqa: S608
+        fresh = {r[0] for r in connection.execute(FRESH, [version()]).fetchall()}
+    assert stale not in fresh
+    assert missing not in fresh
+    assert set(recent) - {stale, missing} <= fresh, "the other recent traces read facts"
+    return path
+
+
+def test_the_writer_kept_fresh_facts_of_every_trace(db: Path) -> None:
+    with connect(db, read_only=True) as connection:
+        fresh = {r[0] for r in connection.execute(FRESH, [version()]).fetchall()}
+        traces = {
+            r[0] for r in connection.execute("SELECT DISTINCT trace_id FROM turns").fetchall()
+        }
+    assert traces
+    assert fresh == traces
+
+
 FILTERS = [
     (None, None, None),
     ("budgets", None, None),
@@ -94,21 +150,50 @@ FILTERS = [
 ]
 
 
+@pytest.mark.parametrize("facts", ["fresh", "mixed"])
 @pytest.mark.parametrize("window", list(WINDOWS))
 @pytest.mark.parametrize(("rule", "agent", "service"), FILTERS)
 def test_the_page_s_points_are_the_view_s(
-    db: Path, window: str, rule: str | None, agent: str | None, service: str | None
+    request: pytest.FixtureRequest,
+    facts: str,
+    window: str,
+    rule: str | None,
+    agent: str | None,
+    service: str | None,
 ) -> None:
+    path = request.getfixturevalue("db" if facts == "fresh" else "mixed")
     seconds, grain = WINDOWS[window]
     since_us = time.time_ns() // 1000 - seconds * 1_000_000
     params = [grain, since_us, rule, agent, service]
-    with connect(db, read_only=True) as connection:
+    with connect(path, read_only=True) as connection:
         reader = LocalReader(connection)
-        page = rows(reader, "series_points", *params)
+        page = series_points(reader, grain, since_us, rule, agent, service)
         view = records(reader, VIEW_POINTS, params)
     assert _rounded(page) == _rounded(view)  # sums in another order: float noise only
     if agent != "nobody" and (window != "24h" or service is None):
         assert page, "the window holds scored turns"
+
+
+def test_the_page_reads_the_fresh_traces_facts(mixed: Path) -> None:
+    """What the facts of a fresh trace say is what the page shows (tampered with here, so
+    the view, built from the spans, disagrees): the page did not rebuild that trace."""
+    path = mixed.with_name("tampered.duckdb")
+    shutil.copyfile(mixed, path)
+    since_us = time.time_ns() // 1000 - 86_400 * 1_000_000
+    with connect(path) as connection:
+        (trace,) = (
+            connection.execute(RECENT + " LIMIT 1 OFFSET 2", [since_us * 1000]).fetchone() or ()
+        )
+        connection.execute(
+            "UPDATE turn_facts SET root_agent = 'tampered' WHERE trace_id = ?", [trace]
+        )
+    with connect(path, read_only=True) as connection:
+        reader = LocalReader(connection)
+        page = series_points(reader, "hour", since_us, None, "tampered", None)
+        view = records(reader, VIEW_POINTS, ["hour", since_us, None, "tampered", None])
+    assert page
+    assert not view
+    assert sum(int(str(p["turns_scored"])) for p in page) >= 1
 
 
 def _rounded(found: list[dict[str, object]]) -> list[dict[str, object]]:

@@ -22,6 +22,7 @@ from tracegrade.report.queries import Row, find_scoring, iso_utc
 from tracegrade.report.summary import scoring_info
 from tracegrade.report.values import as_float, as_int, as_str
 from tracegrade.store.reader import Reader
+from tracegrade.store.turn_facts import version as facts_version
 
 # window → (its length in seconds, the series' grain)
 WINDOWS = {"24h": (86_400, "hour"), "7d": (7 * 86_400, "hour"), "30d": (30 * 86_400, "day")}
@@ -96,7 +97,7 @@ def build_monitor_page(
     end_us = (time.time_ns() if now_ns is None else now_ns) // 1000
     start_us = end_us - seconds * 1_000_000
     rules = {as_str(r["rule"]): str(r["scoring_id"]) for r in rows(reader, "traffic_rules")}
-    found = rows(reader, "series_points", grain, start_us, rule, agent, service)
+    found = series_points(reader, grain, start_us, rule, agent, service)
     by_metric: dict[str, list[Row]] = defaultdict(list)
     for row in found:
         by_metric[str(row["metric"])].append(row)
@@ -109,6 +110,20 @@ def build_monitor_page(
         window, rule, list(rules), agent, service, start_us // 1000, end_us // 1000, plots,
         version_marks(found),
     )  # fmt: skip
+
+
+def series_points(
+    reader: Reader,
+    grain: str,
+    since_us: int,
+    rule: str | None = None,
+    agent: str | None = None,
+    service: str | None = None,
+) -> list[Row]:
+    """The window's points (queries/report/series_points.sql): the turns of traces with
+    fresh facts read from those, made by this tracegrade's SQL (a server whose SQL differs
+    holds none fresh by it, and the page rebuilds every turn, into the same rows)."""
+    return rows(reader, "series_points", grain, since_us, rule, agent, service, facts_version())
 
 
 def _latest(rules: dict[str | None, str]) -> str | None:
