@@ -17,7 +17,7 @@ from tracegrade.workspace.store import Store
 if TYPE_CHECKING:
     from tracegrade.report import DiffTolerances, RunDiff
     from tracegrade.report.baseline import Baseline
-    from tracegrade.report.traffic_diff import TrafficDiff
+    from tracegrade.report.traffic_diff.build import TrafficDiff
     from tracegrade.store import Reader
 
 
@@ -82,7 +82,7 @@ def traffic_diff(
     """`tracegrade diff` on traffic: two scorings of traffic, or a rule's two latest; None
     when the two sides are eval runs (or report files), which `diff_named` compares."""
     from tracegrade.report.baseline import is_report_file
-    from tracegrade.report.traffic_diff import diff_traffic, latest_two, traffic_sides
+    from tracegrade.report.traffic_diff.build import diff_traffic, latest_two, traffic_sides
 
     if rule is None and (is_report_file(str(base)) or is_report_file(str(new))):
         return None
@@ -158,7 +158,7 @@ def _emit_pages(
 ) -> None:
     """The HTML file and the Markdown summary: both from one run page."""
     from tracegrade.report.pages import build_run_page, render_run_page
-    from tracegrade.report.run_markdown import to_markdown
+    from tracegrade.report.run.markdown import to_markdown
 
     page = build_run_page(reader, scoring_id=scoring_id, diff=diff, waterfalls=html is not None)
     if html:
@@ -185,7 +185,7 @@ def emit_traffic(
         traffic_to_json,
         traffic_to_junit,
     )
-    from tracegrade.report.traffic_markdown import traffic_to_markdown
+    from tracegrade.report.traffic.markdown import traffic_to_markdown
 
     with Store(db, server, shards).reader() as reader:
         report = build_traffic_report(reader, scoring_id)

@@ -18,7 +18,7 @@ models, no formatting), `<kind>_<format>.py` renders one (`_text` for people, `_
     render_traffic_scorings(list_traffic_scorings(reader))
 """
 
-from tracegrade.report.diff import (
+from tracegrade.report.diff.build import (
     CaseChange,
     CaseDiff,
     DiffTolerances,
@@ -26,32 +26,32 @@ from tracegrade.report.diff import (
     diff_reports,
     diff_runs,
 )
+from tracegrade.report.diff.text import render_diff
 from tracegrade.report.diff_json import diff_to_json
-from tracegrade.report.diff_text import render_diff
 from tracegrade.report.models import CaseReport, RepeatReport, RunReport, TurnReport
-from tracegrade.report.overview import RunOverview, build_overview, is_large
-from tracegrade.report.overview_text import render_overview
+from tracegrade.report.overview.build import RunOverview, build_overview, is_large
+from tracegrade.report.overview.text import render_overview
 from tracegrade.report.queries import ReportError
-from tracegrade.report.run import build_report
+from tracegrade.report.run.build import build_report
+from tracegrade.report.run.junit import to_junit
+from tracegrade.report.run.text import render_terminal
 from tracegrade.report.run_json import to_json
-from tracegrade.report.run_junit import to_junit
-from tracegrade.report.run_text import render_terminal
-from tracegrade.report.runs import (
+from tracegrade.report.runs.build import (
     RunSummary,
     TrafficScoringSummary,
     list_runs,
     list_traffic_scorings,
 )
-from tracegrade.report.runs_text import render_runs, render_traffic_scorings
-from tracegrade.report.traffic import (
+from tracegrade.report.runs.text import render_runs, render_traffic_scorings
+from tracegrade.report.traffic.build import (
     TrafficReport,
     TrafficRow,
     build_traffic_report,
     traffic_scoring_exists,
 )
+from tracegrade.report.traffic.junit import traffic_to_junit
+from tracegrade.report.traffic.text import render_traffic
 from tracegrade.report.traffic_json import traffic_to_json
-from tracegrade.report.traffic_junit import traffic_to_junit
-from tracegrade.report.traffic_text import render_traffic
 
 __all__ = [
     "CaseChange",

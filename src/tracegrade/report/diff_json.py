@@ -3,7 +3,7 @@ Markdown and pages render: each case's category, reason and measures, and the to
 
 from __future__ import annotations
 
-from tracegrade.report.diff import RunDiff
+from tracegrade.report.diff.build import RunDiff
 
 
 def diff_to_json(diff: RunDiff) -> str:

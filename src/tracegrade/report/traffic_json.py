@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tracegrade.report.traffic import TrafficReport
+from tracegrade.report.traffic.build import TrafficReport
 
 
 def traffic_to_json(report: TrafficReport) -> str:

@@ -1,1 +1,2 @@
-"""The diff of two runs: built in `build` (one model), rendered by `text`; Markdown and the pages render the same model."""
+"""The diff of two runs: one model, built in `build`, that `text`, the run's Markdown and the
+pages all render, so they cannot disagree."""

@@ -32,7 +32,7 @@ from tracegrade.report.diff_measures import (
     verdict_change,
 )
 from tracegrade.report.models import CaseReport, RunReport
-from tracegrade.report.run import build_report
+from tracegrade.report.run.build import build_report
 from tracegrade.report.values import plural
 from tracegrade.store.reader import Reader
 

@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tracegrade.report.judges import usage_lines
-from tracegrade.report.traffic import TrafficReport, TrafficRow
+from tracegrade.report.traffic.build import TrafficReport, TrafficRow
 from tracegrade.report.values import (
     DASH,
     UNBOUNDED,
