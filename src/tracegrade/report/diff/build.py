@@ -233,3 +233,9 @@ def _classify(
 
 
 _STATE = {"passed": "passing", "failed": "failing", "error": "an error"}
+
+
+def diff_to_json(diff: RunDiff) -> str:
+    """A run diff as JSON (`tracegrade diff --json`), the same model the terminal, Markdown
+    and pages render: each case's category, reason and measures, and the totals."""
+    return diff.model_dump_json(indent=2) + "\n"
