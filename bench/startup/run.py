@@ -121,9 +121,9 @@ def _tier() -> None:
     lines = done.stdout.strip().splitlines()
     met = "met" if took < 180 else "not met"
     print(
-        f"fast tier (pytest -m 'not process' -n auto): {took:.0f} s wall on {os.cpu_count()} cores, "
-        f"exit {done.returncode} (target under 180 s: {met}); {cpu:.0f} s CPU, its processes' "
-        "and those they started"
+        f"fast tier (pytest -m 'not process' -n auto): {took:.0f} s wall on "
+        f"{os.cpu_count()} cores, exit {done.returncode} (target under 180 s: {met}); "
+        f"{cpu:.0f} s CPU, its processes' and those they started"
     )
     print(lines[-1] if lines else done.stderr[-2000:])
 

@@ -1,8 +1,9 @@
 """The run report's cost grows linearly with the run: a synthetic run of 50k turns (10k
 cases of 5 repeats) is built from canned rows, and its build must cost about ten times a
 5k-turn run's, not a hundred times (the old per-case scan of every repeat was quadratic:
-500 million steps at 50k turns; the ratio, not the size, is what tells the two apart). Process CPU time, not wall time, so a loaded machine does not
-decide; the bound (25x for 10x the turns) leaves room for noise and garbage collection."""
+500 million steps at 50k turns; the ratio, not the size, tells the two apart). Process CPU
+time, not wall time, so a loaded machine does not decide; the bound (25x for 10x the turns)
+leaves room for noise and garbage collection."""
 
 from __future__ import annotations
 
