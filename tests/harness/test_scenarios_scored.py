@@ -13,7 +13,7 @@ from tracegrade.capture import BlockingSpanProcessor
 from tracegrade.exit_codes import ExitCode
 from tracegrade.harness import RunOptions, run_eval
 from tracegrade.report import build_report
-from tracegrade.report.run_text import render_terminal
+from tracegrade.report.run.text import render_terminal
 from tracegrade.scoring import ScoringResult, Selection, available_metrics, parse_config, score
 from tracegrade.store import SpanWriter
 from tracegrade.store.reader import LocalReader

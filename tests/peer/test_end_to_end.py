@@ -36,6 +36,10 @@ from tracegrade.scoring import Selection, parse_config
 from tracegrade.store import SpanWriter
 from tracegrade.testing.script import ScriptedResponse
 
+# An integration run as costly as the process tests (400-odd cases replayed through a real
+# ADK agent before the first test, ~60 s): in the full suite, out of the fast tier.
+pytestmark = pytest.mark.process
+
 CASES = [*unit_cases(), *random_cases()]
 
 

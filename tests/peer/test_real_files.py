@@ -148,6 +148,9 @@ def _adk_evaluators(path: Path) -> dict[str, Any]:
     }
 
 
+# An integration run as costly as the process tests (every real file replayed through a real
+# ADK agent and scored, ~100 s of CPU): in the full suite, out of the fast tier.
+@pytest.mark.process
 @pytest.mark.parametrize("path", sorted(loadable(), key=str), ids=file_id)
 def test_every_case_scores_as_in_adk(scored: dict[Path, ScoredCases], path: Path) -> None:
     ours = scored[path]

@@ -14,11 +14,11 @@ from tests.report.helpers import BASE_RUN, NEXT_RUN
 from tests.support.cli import invoke
 from tracegrade.exit_codes import ExitCode
 from tracegrade.report import RunReport, diff_reports, diff_runs
-from tracegrade.report.diff import CATEGORIES
+from tracegrade.report.diff.build import CATEGORIES
 from tracegrade.report.judges import JudgeUsage
 from tracegrade.report.models import MetricScore
 from tracegrade.report.pages import build_run_page, run_live
-from tracegrade.report.run_markdown import to_markdown
+from tracegrade.report.run.markdown import to_markdown
 from tracegrade.store import LocalReader
 
 Found = tuple[dict[str, str], str]

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from tests.report.helpers import BASE_RUN, NEXT_RUN
 from tracegrade.report import RunReport, build_overview, build_report, render_overview
-from tracegrade.report.overview import RunOverview
+from tracegrade.report.overview.build import RunOverview
 from tracegrade.store import LocalReader
 
 Golden = Callable[[str, str], None]

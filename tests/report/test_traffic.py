@@ -24,7 +24,7 @@ from tracegrade.report import (
     build_traffic_report,
     render_traffic,
 )
-from tracegrade.report.traffic import SAMPLING_CAVEAT, TrafficReport
+from tracegrade.report.traffic.build import SAMPLING_CAVEAT, TrafficReport
 from tracegrade.scoring import Selection
 from tracegrade.store import LocalReader, SpanWriter, connect, records
 from tracegrade.testing import ScriptedLlm

@@ -17,8 +17,8 @@ from tracegrade.workspace.store import Store
 if TYPE_CHECKING:
     from tracegrade.report import DiffTolerances, RunDiff
     from tracegrade.report.baseline import Baseline
-    from tracegrade.report.traffic_diff import TrafficDiff
-    from tracegrade.report.traffic_window import RuleWindow
+    from tracegrade.report.traffic.window import RuleWindow
+    from tracegrade.report.traffic_diff.build import TrafficDiff
     from tracegrade.store import Reader
 
 
@@ -85,8 +85,8 @@ def traffic_diff(
     last window against the one before; None when the two sides are eval runs (or report
     files), which `diff_named` compares."""
     from tracegrade.report.baseline import is_report_file
-    from tracegrade.report.traffic_diff import diff_traffic, latest_two, traffic_sides
-    from tracegrade.report.traffic_window import RuleWindow, diff_windows
+    from tracegrade.report.traffic.window import RuleWindow, diff_windows
+    from tracegrade.report.traffic_diff.build import diff_traffic, latest_two, traffic_sides
 
     if rule is None and (is_report_file(str(base)) or is_report_file(str(new))):
         return None
@@ -165,7 +165,7 @@ def _emit_pages(
 ) -> None:
     """The HTML file and the Markdown summary: both from one run page."""
     from tracegrade.report.pages import build_run_page, render_run_page
-    from tracegrade.report.run_markdown import to_markdown
+    from tracegrade.report.run.markdown import to_markdown
 
     page = build_run_page(reader, scoring_id=scoring_id, diff=diff, waterfalls=html is not None)
     if html:
@@ -192,8 +192,8 @@ def emit_traffic(
         traffic_to_json,
         traffic_to_junit,
     )
-    from tracegrade.report.traffic_markdown import traffic_to_markdown
-    from tracegrade.report.traffic_window import build_window_report
+    from tracegrade.report.traffic.markdown import traffic_to_markdown
+    from tracegrade.report.traffic.window import build_window_report
 
     with Store(db, server, shards).reader() as reader:
         if isinstance(scoring_id, str):

@@ -93,7 +93,7 @@ def diff(
     """
     from tracegrade.cli._report import diff_named, traffic_diff, width
     from tracegrade.report import DiffTolerances, diff_to_json, render_diff
-    from tracegrade.report.traffic_diff_text import render_traffic_diff
+    from tracegrade.report.traffic_diff.text import render_traffic_diff
 
     if (rule is None) == (base is None or new is None) or (rule and base is not None):
         raise fail("give two runs or traffic scorings, or --rule NAME alone")

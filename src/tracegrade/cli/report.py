@@ -51,7 +51,7 @@ def report(
     """Print a run's (or a traffic scoring's) summary again; exit with the code its gate
     decided."""
     from tracegrade.cli._report import emit_report, emit_traffic, is_traffic_scoring
-    from tracegrade.report.traffic_window import RuleWindow
+    from tracegrade.report.traffic.window import RuleWindow
 
     prepare_outputs({"--json": json_path, "--junit": junit, "--html": html})
     if (rule is None) != (window is None) or (rule is not None and run is not None):

@@ -1,12 +1,28 @@
-"""Reports: what a scoring found, for people (terminal), for diffing (JSON) and for CI (JUnit).
+"""Reports: what a scoring found, for people (terminal), for diffing (JSON), for CI (JUnit,
+Markdown) and as HTML pages.
 
 Everything here reads through a `Reader`, so it works on the DuckDB file or through a
 `tracegrade serve` that owns it, and returns objects or strings: the CLI writes them.
 
-One naming rule: `<kind>.py` builds a report of that kind from the database (pydantic
-models, no formatting), `<kind>_<format>.py` renders one (`_text` for people, `_json`,
-`_junit`). The kinds are `run`, `diff`, `traffic`, `traffic_diff` and `runs`; `models`, `queries`,
-`summary`, `explain` and `values` are the parts they share.
+One rule, by kind: each kind of report is a package, `report/<kind>/`, holding `build.py`
+(its pydantic models read from the database, no formatting, and their JSON, which is the
+models dumped as they are) and one module per other output format it has: `text.py` for
+people, `markdown.py` for a CI comment, `junit.py` for a CI test report. A format a kind
+does not have is simply absent. The kinds:
+
+    run/           build  text (+ table, its case table)  markdown  junit
+    overview/      build  text                              (a large run in a screen or two)
+    diff/          build  text                              (Markdown and pages render it too)
+    traffic/       build  text  markdown  junit
+    traffic_diff/  build  text
+    runs/          build  text                              (the lists of runs and scorings)
+
+`pages/` is the HTML of every kind (the files and serve's live pages share one template set
+and its static assets), so it is one package by format. The modules left at the top are the
+parts the kinds share: `models` (the run report's models, which diff, pages and traffic read
+too), `queries`, `summary`, `explain`, `values`, `judges`, `simulator`, `unevaluated`,
+`diff_measures` (one measure's change, for both diffs) and `baseline` (which run a diff
+compares against).
 
     report = build_report(reader, run_id=...)      # the latest scoring of the run
     render_terminal(report) / to_json(report) / to_junit(report)
@@ -18,40 +34,39 @@ models, no formatting), `<kind>_<format>.py` renders one (`_text` for people, `_
     render_traffic_scorings(list_traffic_scorings(reader))
 """
 
-from tracegrade.report.diff import (
+from tracegrade.report.diff.build import (
     CaseChange,
     CaseDiff,
     DiffTolerances,
     RunDiff,
     diff_reports,
     diff_runs,
+    diff_to_json,
 )
-from tracegrade.report.diff_json import diff_to_json
-from tracegrade.report.diff_text import render_diff
+from tracegrade.report.diff.text import render_diff
 from tracegrade.report.models import CaseReport, RepeatReport, RunReport, TurnReport
-from tracegrade.report.overview import RunOverview, build_overview, is_large
-from tracegrade.report.overview_text import render_overview
+from tracegrade.report.overview.build import RunOverview, build_overview, is_large
+from tracegrade.report.overview.text import render_overview
 from tracegrade.report.queries import ReportError
-from tracegrade.report.run import build_report
-from tracegrade.report.run_json import to_json
-from tracegrade.report.run_junit import to_junit
-from tracegrade.report.run_text import render_terminal
-from tracegrade.report.runs import (
+from tracegrade.report.run.build import build_report, to_json
+from tracegrade.report.run.junit import to_junit
+from tracegrade.report.run.text import render_terminal
+from tracegrade.report.runs.build import (
     RunSummary,
     TrafficScoringSummary,
     list_runs,
     list_traffic_scorings,
 )
-from tracegrade.report.runs_text import render_runs, render_traffic_scorings
-from tracegrade.report.traffic import (
+from tracegrade.report.runs.text import render_runs, render_traffic_scorings
+from tracegrade.report.traffic.build import (
     TrafficReport,
     TrafficRow,
     build_traffic_report,
     traffic_scoring_exists,
+    traffic_to_json,
 )
-from tracegrade.report.traffic_json import traffic_to_json
-from tracegrade.report.traffic_junit import traffic_to_junit
-from tracegrade.report.traffic_text import render_traffic
+from tracegrade.report.traffic.junit import traffic_to_junit
+from tracegrade.report.traffic.text import render_traffic
 
 __all__ = [
     "CaseChange",

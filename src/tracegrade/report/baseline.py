@@ -28,10 +28,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from tracegrade.errors import closest
-from tracegrade.report.diff import DiffTolerances, RunDiff, diff_reports
+from tracegrade.report.diff.build import DiffTolerances, RunDiff, diff_reports
 from tracegrade.report.models import RunReport
 from tracegrade.report.queries import ReportError, find_scoring
-from tracegrade.report.run import build_report
+from tracegrade.report.run.build import build_report
 from tracegrade.report.values import as_dict, as_list
 from tracegrade.store.reader import Reader, records
 from tracegrade.store.run_identity import run_receipts, run_token

@@ -16,7 +16,7 @@ import pytest
 from tests.report.helpers import BASE_RUN, NEXT_RUN
 from tests.report.pages.hostile import CASE_ID, make_hostile_run
 from tests.serve.helpers import Reply, Server, request, start_server
-from tracegrade.report.diff import diff_runs
+from tracegrade.report.diff.build import diff_runs
 from tracegrade.report.pages import render_run_page, run_live, runs_live
 from tracegrade.report.pages.links import LiveLinks
 from tracegrade.report.pages.run import PageLimits, build_run_page

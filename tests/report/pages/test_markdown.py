@@ -12,7 +12,7 @@ from tests.report.helpers import BASE_RUN, NEXT_RUN
 from tracegrade.report import diff_runs
 from tracegrade.report.pages import build_run_page
 from tracegrade.report.pages.run import CaseRow
-from tracegrade.report.run_markdown import LIMIT, code, md, to_markdown
+from tracegrade.report.run.markdown import LIMIT, code, md, to_markdown
 from tracegrade.store import LocalReader
 
 Golden = Callable[[str, str], None]

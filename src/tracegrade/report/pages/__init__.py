@@ -15,7 +15,7 @@ own sections; live links are URLs (`LiveLinks`).
 from __future__ import annotations
 
 from tracegrade.report.baseline import baseline_of_run
-from tracegrade.report.diff import RunDiff
+from tracegrade.report.diff.build import RunDiff
 from tracegrade.report.pages.cases import case_view
 from tracegrade.report.pages.links import FileLinks, LiveLinks, back_link
 from tracegrade.report.pages.monitor import build_monitor_page
@@ -26,10 +26,10 @@ from tracegrade.report.pages.traces import TracesFilter, build_traces_page
 from tracegrade.report.pages.traffic import build_traffic_page
 from tracegrade.report.pages.turn import build_turn_views, with_findings
 from tracegrade.report.queries import ReportError, find_scoring, iso_utc
-from tracegrade.report.run import build_cases
-from tracegrade.report.runs import list_runs
+from tracegrade.report.run.build import build_cases
+from tracegrade.report.runs.build import list_runs
 from tracegrade.report.summary import scoring_info
-from tracegrade.report.traffic_text import describe
+from tracegrade.report.traffic.text import describe
 from tracegrade.report.values import as_dict
 from tracegrade.store.reader import Reader
 

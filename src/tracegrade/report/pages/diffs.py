@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tracegrade.report.diff import CATEGORIES, CaseDiff, Category, RunDiff
+from tracegrade.report.diff.build import CATEGORIES, CaseDiff, Category, RunDiff
 
 _LISTED: tuple[Category, ...] = ("regressed", "worse", "improved", "changed")
 

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tracegrade.report.diff import RunDiff
+from tracegrade.report.diff.build import RunDiff
 from tracegrade.report.models import RunInfo, RunMetric, ScoringInfo, Totals
 from tracegrade.report.pages.cases import CaseView, case_view
 from tracegrade.report.pages.charts import Histogram, Trend, histograms, trends
 from tracegrade.report.pages.sql import rows
 from tracegrade.report.pages.turn import TurnView, turn_views
 from tracegrade.report.queries import Row, find_run_scoring, run_row, score_rows
-from tracegrade.report.run import build_cases
+from tracegrade.report.run.build import build_cases
 from tracegrade.report.summary import run_info, run_metrics, scoring_info
 from tracegrade.report.values import as_dict, as_float, as_int, as_list
 from tracegrade.store.reader import Reader

@@ -9,8 +9,8 @@ from tracegrade.report.pages.charts import Histogram, histograms
 from tracegrade.report.pages.sql import rows
 from tracegrade.report.pages.turn import TurnView, build_turn_views, clip
 from tracegrade.report.queries import Row, iso_utc
-from tracegrade.report.traffic import TrafficReport, build_traffic_report
-from tracegrade.report.traffic_text import describe
+from tracegrade.report.traffic.build import TrafficReport, build_traffic_report
+from tracegrade.report.traffic.text import describe
 from tracegrade.report.values import as_float, as_int, as_list, as_str
 from tracegrade.store.reader import Reader
 

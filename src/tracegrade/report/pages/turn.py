@@ -17,7 +17,7 @@ from tracegrade.report.models import MetricScore
 from tracegrade.report.pages.sql import rows
 from tracegrade.report.pages.turn_content import Finding, Message, findings, messages
 from tracegrade.report.queries import Row, find_scoring, iso_utc
-from tracegrade.report.run import metric_score
+from tracegrade.report.run.build import metric_score
 from tracegrade.report.summary import scoring_info
 from tracegrade.report.values import as_float, as_int, as_list, as_str
 from tracegrade.store.reader import Reader

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from tracegrade.report.run_markdown import code, md
-from tracegrade.report.traffic import TrafficReport, TrafficRow
-from tracegrade.report.traffic_text import describe
+from tracegrade.report.run.markdown import code, md
+from tracegrade.report.traffic.build import TrafficReport, TrafficRow
+from tracegrade.report.traffic.text import describe
 from tracegrade.report.values import DASH, exit_meaning, ms, pct, plural, usd
 
 _ICON = {"passed": "✅", "failed": "❌", "errors": "💥"}

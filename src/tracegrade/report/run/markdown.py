@@ -15,11 +15,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from tracegrade.report.diff import CATEGORIES, RunDiff
+from tracegrade.report.diff.build import CATEGORIES, RunDiff
 from tracegrade.report.pages.cases import CaseView
 from tracegrade.report.pages.diffs import diff_groups
 from tracegrade.report.pages.run import CaseRow, RunPage
-from tracegrade.report.run_text import totals_lines
+from tracegrade.report.run.text import totals_lines
 from tracegrade.report.values import exit_meaning, num, plural
 
 LIMIT = 60_000

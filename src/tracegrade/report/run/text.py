@@ -18,7 +18,7 @@ from rich.text import Text
 from tracegrade.report import explain, unevaluated
 from tracegrade.report.judges import usage_lines
 from tracegrade.report.models import CaseReport, RunInfo, RunReport, Totals
-from tracegrade.report.run_table import STYLE, case_table
+from tracegrade.report.run.table import STYLE, case_table
 from tracegrade.report.simulator import simulator_lines
 from tracegrade.report.values import (
     DASH,

@@ -14,8 +14,8 @@ from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from tracegrade.report.overview import RunOverview, WorstCase
-from tracegrade.report.run_text import run_header
+from tracegrade.report.overview.build import RunOverview, WorstCase
+from tracegrade.report.run.text import run_header
 from tracegrade.report.values import (
     comparator,
     count,

@@ -119,7 +119,7 @@ TRAFFIC_LIMIT = 100
 def list_traffic_scorings(reader: Reader, limit: int | None = None) -> list[TrafficScoringSummary]:
     """The `limit` newest (default `TRAFFIC_LIMIT`), newest first."""
     from tracegrade.report.pages.sql import rows
-    from tracegrade.report.traffic_text import describe
+    from tracegrade.report.traffic.text import describe
 
     found = rows(reader, "traffic_scorings", limit if limit is not None else TRAFFIC_LIMIT)
     summaries = []

@@ -9,7 +9,7 @@ from rich import box
 from rich.console import JustifyMethod
 from rich.table import Table
 
-from tracegrade.report.runs import RunSummary, TrafficScoringSummary
+from tracegrade.report.runs.build import RunSummary, TrafficScoringSummary
 from tracegrade.report.values import DASH, to_text
 from tracegrade.terminal_safe import scrubbed
 

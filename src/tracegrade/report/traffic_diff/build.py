@@ -14,13 +14,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tracegrade.report.diff_measures import DiffTolerances
 from tracegrade.report.queries import ReportError
-from tracegrade.report.traffic import (
+from tracegrade.report.traffic.build import (
     TrafficReport,
     TrafficRow,
     build_traffic_report,
     traffic_scoring_exists,
 )
-from tracegrade.report.traffic_text import describe
+from tracegrade.report.traffic.text import describe
 from tracegrade.report.values import ms, num, pct, plural, usd
 from tracegrade.store.reader import Reader, records
 

@@ -11,8 +11,8 @@ import xml.etree.ElementTree as ET
 
 from tracegrade.exit_codes import ExitCode
 from tracegrade.report.models import RunMetric
-from tracegrade.report.traffic import TrafficReport
-from tracegrade.report.traffic_text import describe
+from tracegrade.report.traffic.build import TrafficReport
+from tracegrade.report.traffic.text import describe
 from tracegrade.report.values import pct
 
 

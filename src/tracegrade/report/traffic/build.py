@@ -236,3 +236,10 @@ def _row(row: Row, breached: dict[str, int] | None) -> TrafficRow:
         latency_p50_ms=as_float(row["p50"]),
         latency_p95_ms=as_float(row["p95"]),
     )
+
+
+def traffic_to_json(report: TrafficReport) -> str:
+    """A traffic scoring as JSON, to keep or compare over time: the selection, the verdict,
+    the rows overall, per agent and per model, and every metric against its budgets; keys in
+    the models' field order."""
+    return report.model_dump_json(indent=2) + "\n"

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from rich.text import Text
 
 from tracegrade.exit_codes import ExitCode
-from tracegrade.report.traffic_diff import TrafficDiff
+from tracegrade.report.traffic_diff.build import TrafficDiff
 from tracegrade.report.values import UNBOUNDED, exit_meaning, plural, to_text
 from tracegrade.terminal_safe import scrubbed
 

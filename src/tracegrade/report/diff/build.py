@@ -32,7 +32,7 @@ from tracegrade.report.diff_measures import (
     verdict_change,
 )
 from tracegrade.report.models import CaseReport, RunReport
-from tracegrade.report.run import build_report
+from tracegrade.report.run.build import build_report
 from tracegrade.report.values import plural
 from tracegrade.store.reader import Reader
 
@@ -233,3 +233,9 @@ def _classify(
 
 
 _STATE = {"passed": "passing", "failed": "failing", "error": "an error"}
+
+
+def diff_to_json(diff: RunDiff) -> str:
+    """A run diff as JSON (`tracegrade diff --json`), the same model the terminal, Markdown
+    and pages render: each case's category, reason and measures, and the totals."""
+    return diff.model_dump_json(indent=2) + "\n"

@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tracegrade.report.judges import usage_lines
-from tracegrade.report.traffic import TrafficReport, TrafficRow
+from tracegrade.report.traffic.build import TrafficReport, TrafficRow
 from tracegrade.report.values import (
     DASH,
     UNBOUNDED,
@@ -73,7 +73,7 @@ def _left_out(not_evaluated: dict[str, str]) -> Iterator[Text]:
 
 def describe(selection: dict[str, Any]) -> str:
     """The selection in words: which turns were scored (and by which online rule)."""
-    if "window" in selection:  # a rule's window (report/traffic_window.py)
+    if "window" in selection:  # a rule's window (report/traffic/window.py)
         return (
             f"rule {selection.get('rule')}: turns of the {selection['window']} from "
             f"{selection.get('from')} to {selection.get('to')} "

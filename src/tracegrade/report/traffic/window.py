@@ -26,8 +26,8 @@ from tracegrade.report.judges import JudgeUsage
 from tracegrade.report.models import Criterion, RunMetric
 from tracegrade.report.queries import ReportError, find_scoring, iso_utc
 from tracegrade.report.summary import run_metrics, scoring_info
-from tracegrade.report.traffic import SAMPLING_CAVEAT, TrafficReport, traffic_rows
-from tracegrade.report.traffic_diff import TrafficDiff, compare_reports
+from tracegrade.report.traffic.build import SAMPLING_CAVEAT, TrafficReport, traffic_rows
+from tracegrade.report.traffic_diff.build import TrafficDiff, compare_reports
 from tracegrade.report.values import as_float, as_int
 from tracegrade.scoring.selection import parse_since, window_text
 from tracegrade.scoring.verdict import VERDICTS

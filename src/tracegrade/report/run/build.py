@@ -195,3 +195,11 @@ def _case(row: Row, repeats: dict[CaseKey, list[RepeatReport]]) -> CaseReport:
         failed_metrics=[str(m) for m in as_list(row["failed_metrics"])],
         repeat_results=mine,
     )
+
+
+def to_json(report: RunReport) -> str:
+    """The JSON report, what people diff when the gate fails: every case, repeat and turn
+    with its tool calls, texts, scores, latency, tokens, cost, models and errors. Keys keep
+    the models' field order and lists are sorted, so the same data always gives the same
+    text."""
+    return report.model_dump_json(indent=2) + "\n"

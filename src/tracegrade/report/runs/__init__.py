@@ -1,0 +1,1 @@
+"""The lists of runs and of traffic scorings: built in `build`, rendered by `text`."""

@@ -1,0 +1,1 @@
+"""The diff of two traffic scorings: built in `build`, rendered by `text`."""
