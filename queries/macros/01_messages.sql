@@ -69,3 +69,29 @@ CREATE OR REPLACE MACRO tg_output_text(doc) AS tg_messages_text(tg_messages(doc)
 
 -- tg_output_tool_calls(doc): how many tool calls a model call's output asked for.
 CREATE OR REPLACE MACRO tg_output_tool_calls(doc) AS tg_messages_tool_calls(tg_messages(doc));
+
+-- tg_messages_call_parts(doc): the tool-call parts of a model call's messages, in order, as
+-- [{name, args}]: args the JSON the part carried, NULL when it carried none at all (GenAI
+-- messages' `"arguments": null`, an ADK v1 `function_call` without `args`), as Gemini calls
+-- a tool without parameters. NULL for NULL or invalid JSON.
+CREATE OR REPLACE MACRO tg_messages_call_parts(doc) AS (
+    list_transform(
+        list_filter(
+            flatten(list_transform(
+                CASE WHEN starts_with(ltrim(doc, e' \t\n\r'), '[')
+                    THEN try(from_json(doc, '[{"parts": [{"type": "VARCHAR", "name": "VARCHAR",
+                        "arguments": "JSON", "function_call": {"name": "VARCHAR", "args": "JSON"}}]}]'))
+                    ELSE tg_message_object(try(from_json(doc, '{
+                        "contents": [{"parts": [{"type": "VARCHAR", "name": "VARCHAR", "arguments": "JSON",
+                            "function_call": {"name": "VARCHAR", "args": "JSON"}}]}],
+                        "content": {"parts": [{"type": "VARCHAR", "name": "VARCHAR", "arguments": "JSON",
+                            "function_call": {"name": "VARCHAR", "args": "JSON"}}]}}')))
+                END,
+                lambda m: m.parts)),
+            lambda p: p.type = 'tool_call' OR p.function_call IS NOT NULL),
+        lambda p: {
+            'name': coalesce(p.name, p.function_call.name),
+            'args': coalesce(p.arguments, p.function_call.args)::VARCHAR
+        }
+    )
+);

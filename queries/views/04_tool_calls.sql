@@ -12,6 +12,12 @@
 --   name               the tool
 --   args               arguments as JSON text, as the model sent them; NULL when not captured
 --   args_captured      whether args were recorded (ADK records none by default)
+--   args_omitted       the model sent the call without any arguments (Gemini's way with a tool
+--                      without parameters; ADK runs it with `{}`, which args then shows),
+--                      as the response that asked for it records; false when it sent some,
+--                      `{}` included; NULL when not captured, or when args is `{}` and no
+--                      ADK response that asked for it was captured (docs/metrics.md, "Calls
+--                      without arguments")
 --   result             the result as JSON text, when captured
 --   call_id            the call id (ADK's adk-<uuid>, or the model's own)
 --   tool_type          ADK's tool class: FunctionTool, AgentTool, TransferToAgentTool...
@@ -115,6 +121,38 @@ checked AS (
 validated AS (
     SELECT *, tg_tool_call_check(tool_offered, tool_schema, tool_args) AS validity
     FROM checked
+),
+-- A call the model sent without arguments runs, and its span records, as `{}`, but ADK's
+-- evaluator tells the two apart (None != {}). The response that asked for such a call says
+-- which it was: the k-th `{}` call of a tool pairs with the response's k-th call part of that
+-- tool with empty arguments. Only ADK's spans are read so (its two schemas write a call
+-- without arguments as such; other producers' messages may drop an empty `arguments`), and
+-- only those responses are parsed.
+empty_args AS (
+    SELECT trace_id, span_id, response_span_id, tool_name,
+           row_number() OVER (PARTITION BY trace_id, response_span_id, tool_name
+                              ORDER BY start_ns, span_id) AS k
+    FROM with_response
+    WHERE convention IN ('adk_v1', 'adk_v2') AND regexp_matches(tool_args, '^\s*\{\s*\}\s*$')
+),
+empty_parts AS (
+    SELECT trace_id, response_span_id, name AS tool_name, list(args IS NULL ORDER BY i) AS omitted
+    FROM (
+        SELECT trace_id, span_id AS response_span_id,
+               unnest(list_transform(tg_messages_call_parts(output_messages),
+                   lambda c, i: {'name': c.name, 'args': c.args, 'i': i}), recursive := true)
+        FROM query_table(normalised) m
+        WHERE op IN ('llm', 'llm_wrapper') AND output_messages IS NOT NULL
+          AND EXISTS (SELECT 1 FROM empty_args e
+                      WHERE e.trace_id = m.trace_id AND e.response_span_id = m.span_id)
+    )
+    WHERE args IS NULL OR regexp_matches(args, '^\s*\{\s*\}\s*$')
+    GROUP BY ALL
+),
+omitted AS (
+    SELECT e.trace_id, e.span_id, p.omitted[e.k] AS args_omitted
+    FROM empty_args e
+    LEFT JOIN empty_parts p USING (trace_id, response_span_id, tool_name)
 )
 SELECT
     turn_id,
@@ -125,6 +163,8 @@ SELECT
     tool_name AS name,
     tool_args AS args,
     tool_args IS NOT NULL AS args_captured,
+    CASE WHEN o.span_id IS NOT NULL THEN o.args_omitted
+         WHEN NOT regexp_matches(tool_args, '^\s*\{\s*\}\s*$') THEN false END AS args_omitted,
     tool_result AS result,
     tool_call_id AS call_id,
     tool_type,
@@ -155,6 +195,7 @@ SELECT
     end_ns,
     duration_ms,
     convention
-FROM validated;
+FROM validated
+LEFT JOIN omitted o USING (trace_id, span_id);
 
 CREATE OR REPLACE VIEW tool_calls AS SELECT * FROM tg_tool_calls('agent_spans', 'span_tree');
