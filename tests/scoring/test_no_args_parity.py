@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -168,6 +169,7 @@ def _ours(writer: SpanWriter, run_id: str, match_type: str) -> Scores:
     return {(case, turn): value for case, turn, value in rows}
 
 
+@cache
 def _adk(eval_set: Path, match_type: str) -> dict[str, AdkScores]:
     """google-adk's own TrajectoryEvaluator on ADK's own replay of each case."""
     return {
@@ -221,11 +223,15 @@ def test_calls_without_arguments_score_as_in_adk(
 def test_the_response_says_whether_the_model_sent_arguments(
     runs: dict[str, Any], schema: str
 ) -> None:
-    rows = runs["writer"].connection.execute(
-        "SELECT c.name, c.args, c.args_omitted, t.user_text FROM tool_calls c "
-        "JOIN turns t USING (turn_id) WHERE t.run_id = ? ORDER BY t.case_id, t.turn_index, c.seq",
-        [runs[schema]],
-    ).fetchall()
+    rows = (
+        runs["writer"]
+        .connection.execute(
+            "SELECT c.name, c.args, c.args_omitted, t.user_text FROM tool_calls c "
+            "JOIN turns t USING (turn_id) WHERE t.run_id = ? ORDER BY t.case_id, t.turn_index, c.seq",
+            [runs[schema]],
+        )
+        .fetchall()
+    )
     seen = {(name, args, omitted, text) for name, args, omitted, text in rows}
     assert seen == {
         ("lookup", "{}", True, "without args"),
@@ -240,11 +246,15 @@ def test_without_the_response_a_call_reads_as_its_span_says(
 ) -> None:
     """Spans cannot tell: every call reads as `{}`, as its execute_tool span records, so
     the cases where the model sent no arguments score as if it had sent `{}`."""
-    omitted = runs["writer"].connection.execute(
-        "SELECT DISTINCT c.args_omitted FROM tool_calls c JOIN turns t USING (turn_id) "
-        "WHERE t.run_id = ? AND c.name = 'lookup'",
-        [runs["no_responses"]],
-    ).fetchall()
+    omitted = (
+        runs["writer"]
+        .connection.execute(
+            "SELECT DISTINCT c.args_omitted FROM tool_calls c JOIN turns t USING (turn_id) "
+            "WHERE t.run_id = ? AND c.name = 'lookup'",
+            [runs["no_responses"]],
+        )
+        .fetchall()
+    )
     assert omitted == [(None,)]
     adk = _adk(eval_set, match_type)
     ours = _as_adk(_ours(runs["writer"], runs["no_responses"], match_type), adk)

@@ -190,7 +190,8 @@ def _pairs(expected: list[Any], actual: list[Any], captured: bool) -> list[CallP
     for e, a in zip_longest(expected, actual):
         shown_e = call(e["name"], e.get("args")) if e else DASH
         # An actual call's args are null when they were not captured, or the model sent none.
-        shown_a = call(a["name"], a.get("args"), captured or a.get("args") is not None) if a else DASH
+        known = captured or bool(a and a.get("args") is not None)
+        shown_a = call(a["name"], a.get("args"), known) if a else DASH
         pairs.append(CallPair(shown_e, shown_a, e == a, e, a))
     return pairs
 
