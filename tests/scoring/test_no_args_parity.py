@@ -223,15 +223,12 @@ def test_calls_without_arguments_score_as_in_adk(
 def test_the_response_says_whether_the_model_sent_arguments(
     runs: dict[str, Any], schema: str
 ) -> None:
-    rows = (
-        runs["writer"]
-        .connection.execute(
-            "SELECT c.name, c.args, c.args_omitted, t.user_text FROM tool_calls c "
-            "JOIN turns t USING (turn_id) WHERE t.run_id = ? ORDER BY t.case_id, t.turn_index, c.seq",
-            [runs[schema]],
-        )
-        .fetchall()
-    )
+    writer: SpanWriter = runs["writer"]
+    rows = writer.connection.execute(
+        "SELECT c.name, c.args, c.args_omitted, t.user_text FROM tool_calls c "
+        "JOIN turns t USING (turn_id) WHERE t.run_id = ?",
+        [runs[schema]],
+    ).fetchall()
     seen = {(name, args, omitted, text) for name, args, omitted, text in rows}
     assert seen == {
         ("lookup", "{}", True, "without args"),
