@@ -133,24 +133,35 @@ CREATE OR REPLACE MACRO tg_oi_tools(attributes) AS (
     )[1]
 );
 
--- tg_tool_call_parts(doc): the tool calls a GenAI-semconv message list (a model call's
--- output_messages) asks for, in order: [{name, id, args}], args as JSON text (a string
--- argument document is unwrapped). [] for a document that is not such a list.
+-- tg_tool_call_parts(doc): the tool calls a model call's response asks for, in order:
+-- [{name, id, args}], args as JSON text (a string argument document is unwrapped), NULL when
+-- the part carried none at all, as Gemini calls a tool without parameters (ADK tells that
+-- None from `{}`). Reads a GenAI-semconv message list (`tool_call` parts, `"arguments":
+-- null`) and ADK v1's llm_response object (`function_call` parts, no `args`). NULL or []
+-- for a document that is neither.
 CREATE OR REPLACE MACRO tg_tool_call_parts(doc) AS (
     list_transform(
         list_filter(
             flatten(list_transform(
-                CASE WHEN starts_with(ltrim(doc, e' \t\n\r'), '[') THEN try(from_json(doc,
-                    '[{"parts": [{"type": "VARCHAR", "id": "VARCHAR", "name": "VARCHAR",
-                      "arguments": "JSON"}]}]')) END,
+                CASE WHEN starts_with(ltrim(doc, e' \t\n\r'), '[')
+                    THEN try(from_json(doc, '[{"parts": [{"type": "VARCHAR", "id": "VARCHAR",
+                        "name": "VARCHAR", "arguments": "JSON",
+                        "function_call": {"id": "VARCHAR", "name": "VARCHAR", "args": "JSON"}}]}]'))
+                    ELSE tg_message_object(try(from_json(doc, '{
+                        "contents": [{"parts": [{"type": "VARCHAR", "id": "VARCHAR", "name": "VARCHAR",
+                            "arguments": "JSON",
+                            "function_call": {"id": "VARCHAR", "name": "VARCHAR", "args": "JSON"}}]}],
+                        "content": {"parts": [{"type": "VARCHAR", "id": "VARCHAR", "name": "VARCHAR",
+                            "arguments": "JSON",
+                            "function_call": {"id": "VARCHAR", "name": "VARCHAR", "args": "JSON"}}]}}')))
+                END,
                 lambda m: m.parts)),
-            lambda p: p.type = 'tool_call' AND p.name IS NOT NULL),
+            lambda p: (p.type = 'tool_call' AND p.name IS NOT NULL) OR p.function_call.name IS NOT NULL),
         lambda p: {
-            'name': p.name,
-            'id': nullif(p.id, ''),
-            'args': CASE WHEN json_type(p.arguments) = 'VARCHAR' THEN p.arguments->>'$'
-                         ELSE p.arguments::VARCHAR END
+            'name': coalesce(p.name, p.function_call.name),
+            'id': nullif(coalesce(p.id, p.function_call.id), ''),
+            'args': list_transform([coalesce(p.arguments, p.function_call.args)], lambda a:
+                CASE WHEN json_type(a) = 'VARCHAR' THEN a->>'$' ELSE a::VARCHAR END)[1]
         }
     )
 );
-

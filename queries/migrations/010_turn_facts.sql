@@ -88,7 +88,8 @@ CREATE TABLE turn_facts (
 --   turn_id         the turn (turn_facts)
 --   seq             the call's position in the turn, from 1
 --   name            the tool called
---   args            the arguments in canonical form (tg_canonical_json)
+--   args            the arguments in canonical form (tg_canonical_json); NULL when not
+--                   captured, or when the model sent none (tool_calls.args_omitted)
 --   args_captured   the arguments were recorded
 --   is_error        the call failed
 --   error_kind      returned_error, unknown_tool, raised or error (see tool_calls)

@@ -81,7 +81,8 @@ WHERE t.trace_id IN (SELECT trace_id FROM scoring_fact_traces)
 UNION ALL BY NAME
 SELECT
     c.turn_id, c.seq, c.name,
-    tg_canonical_json(c.args) AS args,
+    -- A call the model sent without arguments has none (NULL), which ADK tells from `{}`.
+    CASE WHEN c.args_omitted THEN NULL ELSE tg_canonical_json(c.args) END AS args,
     c.args_captured, c.is_error, c.error_kind, c.error_message,
     c.parallel_group, c.agent_name, c.start_ns, c.end_ns,
     c.args AS raw_args, c.result, c.tool_type, c.tool_offered, c.tool_schema

@@ -34,7 +34,9 @@
 --   seq                    1, 2, ... in start order within the turn
 --   name                   the tool
 --   args                   the arguments in canonical JSON (tg_canonical_json: keys sorted,
---                          true as 1, 3.0 as 3), as ADK compares them; NULL when not captured
+--                          true as 1, 3.0 as 3), as ADK compares them; NULL when not captured,
+--                          or when the model sent none (tool_calls.args_omitted), which ADK
+--                          tells from `{}`
 --   args_captured          whether the arguments were recorded (ADK records none by default)
 --   is_error               the call failed
 --   error_kind             returned_error ({"error": ...}), unknown_tool, raised, or error
@@ -91,20 +93,17 @@ JOIN scoring_expected_turns e
  AND e.case_id = t.case_id AND e.turn_index = t.turn_index;
 
 -- scored_expected_calls: the expected tool calls of those turns, in order. An expected call
--- given without arguments compares as `{}`: ADK matches it to a call the model made without
--- arguments (None on both sides), but the execute_tool span of that call says `{}` (ADK
--- runs a tool with `args or {}`), and spans cannot tell the model's None from `{}`. So a
--- call without arguments matches one expected without them, however either spells it
--- (docs/metrics.md, "Calls without arguments"). Inputs loaded directly keep them apart.
+-- given without arguments keeps them NULL, apart from `{}`, as ADK keeps None apart from {}
+-- (docs/metrics.md, "Calls without arguments").
 --
 -- Columns:
 --   turn_id                the scored turn
 --   seq                    1, 2, ... in the eval set's order
 --   name                   the tool expected
---   args                   the expected arguments in canonical JSON; `{}` when given none
+--   args                   the expected arguments in canonical JSON; NULL when given none
 --   raw_args               the arguments as the eval set wrote them, to show (`true`, not 1)
 CREATE OR REPLACE TEMP TABLE scored_expected_calls AS
-SELECT t.turn_id, e.seq, e.name, coalesce(tg_canonical_json(e.args), '{}') AS args,
+SELECT t.turn_id, e.seq, e.name, tg_canonical_json(e.args) AS args,
        e.args::VARCHAR AS raw_args
 FROM scored_turns t
 JOIN tg_expected_tool_calls('scoring_expected_turns') e

@@ -9,7 +9,7 @@
 --   names                  the tools called
 --   args                   their arguments in canonical JSON
 --   shown_args             the arguments as sent, for reports (the canonical ones turn true
---                          into 1); canonical where none are kept
+--                          into 1); canonical where none are kept; NULL where the call had none
 --   groups                 each call's parallel_group
 --   keys                   name and arguments together: equal keys are equal calls
 --   args_captured          every call's arguments were recorded
@@ -18,7 +18,8 @@ SELECT
     turn_id,
     list(name ORDER BY seq) AS names,
     list(args ORDER BY seq) AS args,
-    list(coalesce(raw_args::VARCHAR, args) ORDER BY seq) AS shown_args,
+    list(CASE WHEN args IS NOT NULL THEN coalesce(raw_args::VARCHAR, args) END ORDER BY seq)
+        AS shown_args,
     list(parallel_group ORDER BY seq) AS groups,
     -- Name and arguments together: equal keys are equal calls (tg_call_keys, mode EXACT).
     list(name || chr(31) || coalesce(args, chr(0)) ORDER BY seq) AS keys,

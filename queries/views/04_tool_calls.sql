@@ -16,6 +16,12 @@
 --   name               the tool
 --   args               arguments as JSON text, as the model sent them; NULL when not captured
 --   args_captured      whether args were recorded (ADK records none by default)
+--   args_omitted       the model sent the call without any arguments (Gemini's way with a tool
+--                      without parameters; ADK runs it with `{}`, which args then shows),
+--                      as the response that asked for it records; false when it sent some,
+--                      `{}` included; NULL when not captured, or when args is `{}` and no
+--                      ADK response that asked for it was captured (docs/metrics.md, "Calls
+--                      without arguments")
 --   result             the result as JSON text, when captured
 --   call_id            the call id (ADK's adk-<uuid>, or the model's own)
 --   tool_type          ADK's tool class: FunctionTool, AgentTool, TransferToAgentTool...
@@ -74,7 +80,9 @@ model_calls AS MATERIALIZED (
     -- far cheaper than parsing every response.
     SELECT
         trace_id, parent_span_id, span_id, start_ns, tool_definitions,
-        CASE WHEN op = 'llm' AND contains(output_messages, '"tool_call"')
+        CASE WHEN (op = 'llm' AND contains(output_messages, '"tool_call"'))
+                  -- ADK v1's responses, for the calls sent without arguments (below).
+                  OR (op = 'llm_wrapper' AND contains(output_messages, '"function_call"'))
             THEN output_messages END AS response_doc
     FROM query_table(normalised)
     WHERE op IN ('llm', 'llm_wrapper')
@@ -124,7 +132,20 @@ with_response AS (
                         lambda p: p.name = c.tool_name)[c.nth].args,
                     c.tool_args)
             END AS tool_args
-        )
+        ),
+        -- A call the model sent without arguments runs, and its span records, as `{}`, but
+        -- ADK's evaluator tells the two apart (None != {}): the response's n-th call of the
+        -- tool says which it was. Only ADK's spans are read so (its two schemas write a call
+        -- without arguments as such; other producers' messages may drop an empty
+        -- `arguments`), and only for `{}` calls is the response parsed.
+        CASE
+            WHEN c.convention IN ('adk_v1', 'adk_v2')
+             AND regexp_matches(c.tool_args, '^\s*\{\s*\}\s*$')
+                THEN list_transform(
+                    [list_filter(tg_tool_call_parts(c.response_doc), lambda p: p.name = c.tool_name)],
+                    lambda ps: CASE WHEN len(ps) >= c.nth THEN ps[c.nth].args IS NULL END)[1]
+            WHEN NOT regexp_matches(c.tool_args, '^\s*\{\s*\}\s*$') THEN false
+        END AS args_omitted
     FROM (
         SELECT *, row_number() OVER (
             PARTITION BY trace_id, response_span_id, tool_name ORDER BY start_ns, span_id
@@ -190,6 +211,7 @@ SELECT
     tool_name AS name,
     tool_args AS args,
     tool_args IS NOT NULL AS args_captured,
+    args_omitted,
     tool_result AS result,
     tool_call_id AS call_id,
     tool_type,

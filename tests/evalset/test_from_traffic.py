@@ -7,8 +7,14 @@ from pathlib import Path
 
 import pytest
 from google.adk.evaluation.eval_set import EvalSet
+from google.adk.evaluation.local_eval_sets_manager import load_eval_set_from_file
 
+from tests.scoring.test_no_args_parity import AGENT
+from tests.support.adk_oracle import TRAJECTORY, adk_replay, adk_scores
+from tests.support.adk_run import adk_settings, run_scenario
 from tests.support.paths import DATA
+from tests.support.scenarios import Scenario
+from tracegrade.capture import BlockingSpanProcessor
 from tracegrade.errors import EvalSetError
 from tracegrade.evalset import ExpectedCall, load_eval_set, write_eval_set
 from tracegrade.evalset.from_traffic import cases_from_traffic
@@ -58,3 +64,23 @@ def test_nothing_matching_is_a_clear_error(reader: LocalReader) -> None:
         EvalSetError, match="no recorded turns match: user_text = 'nobody said this'"
     ):
         cases_from_traffic(reader, "user_text = 'nobody said this'", "golden")
+
+
+def test_a_call_sent_without_arguments_is_expected_without_them(
+    writer: SpanWriter, captured: BlockingSpanProcessor, tmp_path: Path
+) -> None:
+    """The eval set written from traffic scores 1.0 in ADK against the same agent: a call
+    the model sent without arguments (its span says {}) is written without `args`."""
+    with adk_settings("2", content=True):
+        run_scenario(Scenario("no_args", lambda: AGENT, ("without args", "with empty args")))
+    assert captured.force_flush()
+    exported = cases_from_traffic(LocalReader(writer.connection), "tool_calls > 0", "golden")
+    (case,) = exported.cases
+    assert [list(t.tool_calls) for t in case.turns] == [
+        [ExpectedCall("lookup", None), ExpectedCall("find", {"city": "Paris"})],
+        [ExpectedCall("lookup", {})],
+    ]
+    path = write_eval_set(tmp_path / "golden.evalset.json", "golden", exported.cases)
+    (adk_case,) = load_eval_set_from_file(str(path), "golden").eval_cases
+    adk = adk_scores(TRAJECTORY, {}, adk_replay(AGENT, adk_case), adk_case.conversation or [])
+    assert (adk.turns, adk.case) == ([1.0, 1.0], 1.0)

@@ -95,11 +95,6 @@ def file_id(path: Path) -> str:
     return f"{entry['repo']}@{entry['commit'][:7]}/{entry['path']}"
 
 
-def without_args_spelling(calls: Sequence[Call]) -> list[Call]:
-    """Calls with None arguments as `{}`: what a span can tell of them."""
-    return [{"name": c["name"], "args": c.get("args") or {}} for c in calls]
-
-
 # The agent: a model that replays a conversation's scripted answers, and echo tools.
 
 

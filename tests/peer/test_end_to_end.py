@@ -3,10 +3,9 @@
 as spans and scored by tracegrade: every turn and case scores as ADK's evaluators score
 the same invocations, under every criterion.
 
-The one difference is the documented one (docs/metrics.md, "Calls without arguments"): the
-span of a call without arguments says `{}`, so tracegrade cannot tell it from `{}` where ADK
-can. The oracle here is ADK on the invocations with `None` arguments written `{}`; the test
-also checks that wherever this changes ADK's own score, such a call met `{}`.
+Calls without arguments included (docs/metrics.md, "Calls without arguments"): their
+execute_tool spans say `{}` either way, but the model call's response says whether the model
+sent none, which ADK tells from `{}`; the oracle is ADK on the invocations exactly as recorded.
 """
 
 from __future__ import annotations
@@ -26,7 +25,6 @@ from tests.peer.material import (
     random_cases,
     replaying_agent,
     unit_cases,
-    without_args_spelling,
 )
 from tests.peer.replay import capture_run, same_scores, scores_by_case
 from tests.peer.test_scoring import RANDOM_CRITERIA, SPECS
@@ -91,14 +89,16 @@ def replayed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[SpanWri
 def test_the_replay_made_the_recorded_calls(replayed: tuple[SpanWriter, Selection]) -> None:
     writer, selection = replayed
     rows = writer.connection.execute(
-        "SELECT t.case_id, t.turn_index, t.final_text, coalesce(tr.calls, []), t.is_error "
-        "FROM scored_turns t LEFT JOIN trajectories tr USING (turn_id)"
+        "SELECT t.case_id, t.turn_index, t.final_text, coalesce(list({"
+        "'name': c.name, 'args': CASE WHEN NOT c.args_omitted THEN c.args END} ORDER BY c.seq) "
+        "FILTER (c.seq IS NOT NULL), []), t.is_error "
+        "FROM scored_turns t LEFT JOIN tool_calls c USING (turn_id) GROUP BY ALL"
     ).fetchall()
     made = {(case, i): (final, _calls(calls), error) for case, i, final, calls, error in rows}
     recorded = {
         (case.case_id, i): (
             turn.actual.final or None,
-            without_args_spelling(turn.actual.calls),
+            [{"name": c["name"], "args": c.get("args")} for c in turn.actual.calls],
             False,
         )
         for case in CASES
@@ -110,17 +110,13 @@ def test_the_replay_made_the_recorded_calls(replayed: tuple[SpanWriter, Selectio
 
 
 def _calls(made: list[dict[str, Any]]) -> list[Call]:
-    return [{"name": c["name"], "args": json.loads(c["args"])} for c in made]
+    """As made: args None where the model sent none."""
+    return [{"name": c["name"], "args": c["args"] and json.loads(c["args"])} for c in made]
 
 
-def _adk(
-    case: PeerCase, metric: str, criterion: dict[str, Any], spans_view: bool
-) -> tuple[Any, ...]:
-    def calls(given: list[Call]) -> list[Call]:
-        return without_args_spelling(given) if spans_view else given
-
-    actual = [invocation(calls(t.actual.calls), t.actual.final) for t in case.turns]
-    expected = [invocation(calls(t.expected.calls), t.expected.final) for t in case.turns]
+def _adk(case: PeerCase, metric: str, criterion: dict[str, Any]) -> tuple[Any, ...]:
+    actual = [invocation(t.actual.calls, t.actual.final) for t in case.turns]
+    expected = [invocation(t.expected.calls, t.expected.final) for t in case.turns]
     adk = adk_scores(metric, criterion, actual, expected)
     return adk.turns, adk.case, adk.passed
 
@@ -141,29 +137,9 @@ def test_every_case_scores_as_in_adk(
     cases = [
         c for c in CASES if c.criterion is None or (c.metric, c.criterion) == (metric, criterion)
     ]
-    differ, spelled = {}, []
+    differ: dict[str, Any] = {}
     for case in cases:
-        oracle = _adk(case, metric, criterion, spans_view=True)
+        oracle = _adk(case, metric, criterion)
         if not same_scores(ours[case.case_id], oracle):
             differ[case.case_id] = {"ours": ours[case.case_id], "adk": oracle}
-        if not same_scores(oracle, _adk(case, metric, criterion, spans_view=False)):
-            spelled.append(case)
     assert differ == {}
-    # Where ADK itself scores otherwise, a call without arguments met `{}`, and only there.
-    assert all(
-        any(_none_meets_empty(t.actual.calls, t.expected.calls) for t in c.turns) for c in spelled
-    )
-
-
-def _none_meets_empty(actual: list[Call], expected: list[Call]) -> bool:
-    """A call of a tool without arguments on one side, with `{}` on the other."""
-
-    def spellings(calls: list[Call]) -> dict[str, set[bool]]:
-        found: dict[str, set[bool]] = {}
-        for call in calls:
-            if not call.get("args"):
-                found.setdefault(call["name"], set()).add(call.get("args") is None)
-        return found
-
-    ours, theirs = spellings(actual), spellings(expected)
-    return any(ours[name] != theirs[name] for name in ours.keys() & theirs.keys())

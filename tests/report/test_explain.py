@@ -32,7 +32,11 @@ def c(name: str, args: Any = None) -> dict[str, Any]:
             [c("show_cart", {})],
             "expected show_cart() with no args, got show_cart({})",
         ),
-        ([c("show_cart", {})], [c("show_cart")], "show_cart: args not captured"),
+        (
+            [c("show_cart", {})],
+            [c("show_cart")],
+            "expected show_cart({}), got show_cart() with no args",
+        ),
         (
             [c("add", {"item": "pear", "n": 1})],
             [c("add", {"item": "apple", "n": 1, "note": "x"})],

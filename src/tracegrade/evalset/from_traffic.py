@@ -33,8 +33,9 @@ WHERE t.start_ns <= c.until_ns AND t.run_id IS NULL
 ORDER BY t.session_id, t.start_ns
 """
 
+# A call the model sent without arguments is expected without them: ADK tells None from {}.
 _CALLS = """
-SELECT turn_id, name, args FROM tool_calls
+SELECT turn_id, name, CASE WHEN args_omitted THEN NULL ELSE args END AS args FROM tool_calls
 WHERE seq IS NOT NULL AND turn_id IN (SELECT unnest(?::VARCHAR[]))
 ORDER BY turn_id, seq
 """

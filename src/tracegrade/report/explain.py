@@ -138,7 +138,11 @@ def _metric(
     if kind == 0:
         expected, actual = detail.get("expected") or [], detail.get("actual") or []
         reason = trajectory_reason(expected, actual, str(detail.get("match_type") or "EXACT"))
-        return MetricFinding(head, detail.get("reason") or reason, _pairs(expected, actual))
+        # The detail gives a reason only when the arguments were not captured.
+        captured = not detail.get("reason")
+        return MetricFinding(
+            head, detail.get("reason") or reason, _pairs(expected, actual, captured)
+        )
     if kind == 1:
         missing = bool(detail.get("reference_missing"))
         reason = "the eval set gives no reference response" if missing else "response differs"
@@ -181,12 +185,13 @@ def _problem(problem: dict[str, Any]) -> str:
     return f"{where}{problem['message']} ({problem['kind']})"
 
 
-def _pairs(expected: list[Any], actual: list[Any]) -> list[CallPair]:
+def _pairs(expected: list[Any], actual: list[Any], captured: bool) -> list[CallPair]:
     pairs = []
     for e, a in zip_longest(expected, actual):
         shown_e = call(e["name"], e.get("args")) if e else DASH
-        # An actual call's args are null only when they were not captured.
-        shown_a = call(a["name"], a.get("args"), a.get("args") is not None) if a else DASH
+        # An actual call's args are null when they were not captured, or the model sent none.
+        known = captured or bool(a and a.get("args") is not None)
+        shown_a = call(a["name"], a.get("args"), known) if a else DASH
         pairs.append(CallPair(shown_e, shown_a, e == a, e, a))
     return pairs
 
@@ -265,7 +270,7 @@ _ABSENT = object()
 def args_reason(expected: Call, actual: Call) -> str:
     name, want, got = expected["name"], expected.get("args"), actual.get("args")
     if got is None:
-        return f"{name}: args not captured"
+        return f"expected {call(name, want)}, got {name}() with no args"
     if want is None:
         return f"expected {name}() with no args, got {call(name, got)}"
     if isinstance(want, dict) and isinstance(got, dict):
@@ -296,7 +301,7 @@ def _missing_and_extra(expected: list[Call], actual: list[Call]) -> str:
     for c in actual:  # the first calls of each surplus name count as the unexpected ones
         if unmatched[c["name"]]:
             unmatched[c["name"]] -= 1
-            unexpected.append(call(c["name"], c.get("args"), c.get("args") is not None))
+            unexpected.append(call(c["name"], c.get("args")))
     parts = [f"missing {', '.join(missing)}"] if missing else []
     parts += [f"unexpected {', '.join(unexpected)}"] if unexpected else []
     return f"expected {plural(len(expected), 'call')}, got {len(actual)}: {'; '.join(parts)}"

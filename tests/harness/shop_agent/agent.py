@@ -69,7 +69,13 @@ billing = LlmAgent(
     name="billing",
     description="Answers billing questions.",
     model=ScriptedLlm.by_user_text(
-        {"Talk to billing": [{"tool_calls": [call("show_cart")]}, {"text": "Billing here."}]},
+        # Without any args, as Gemini calls a tool without parameters (ADK: None, not {}).
+        {
+            "Talk to billing": [
+                {"tool_calls": [{"name": "show_cart", "args": None}]},
+                {"text": "Billing here."},
+            ]
+        },
         model="billing-model",
     ),
     tools=[show_cart],
