@@ -16,7 +16,12 @@ from typing import Any
 import duckdb
 
 from tracegrade._resources import scoring_sql
-from tracegrade.store.turn_facts import FRESH_TRACES, mark_fresh
+from tracegrade.store.turn_facts import (
+    FRESH_TRACES,
+    SELECTED_TABLES,
+    SELECTED_VIEWS,
+    mark_fresh,
+)
 
 
 def select_traces(
@@ -93,33 +98,21 @@ def _keeps_every_trace(connection: duckdb.DuckDBPyConnection, from_files: bool) 
     return bool(found[0][0])
 
 
+# What 00_selected.sql makes, and what score --evalset matches (scoring/matching.py).
 _SELECTED_TABLES = (
-    "scoring_agent_spans",
-    "scoring_span_tree",
-    "scoring_llm_calls",
-    "scoring_tool_calls",
-    "scoring_case_spans",
-    "scoring_expected_turns",
+    *SELECTED_TABLES,
     "scoring_traces",
-    "scoring_rebuilt_traces",
     "scoring_case_repeats",
     "scoring_matches",
     "scoring_sessions",
     FRESH_TRACES,
-)
-_SELECTED_VIEWS = (
-    "scoring_turn_llm_calls",
-    "scoring_turn_calls",
-    "scoring_turns",
-    "scoring_model_spans",
-    "scoring_rebuilt_spans",
 )
 
 
 def drop_selected(connection: duckdb.DuckDBPyConnection) -> None:
     """The normalised spans hold memory the scorers need, and the input tables have what
     the scorers read."""
-    for view in _SELECTED_VIEWS:
+    for view in SELECTED_VIEWS:
         connection.execute(f"DROP VIEW IF EXISTS {view}")
     _drop_spans(connection)
     for table in _SELECTED_TABLES:

@@ -44,8 +44,9 @@ logger = logging.getLogger("tracegrade.store")
 FACT_TABLES = ("turn_facts", "turn_fact_calls", "turn_fact_llm_calls", "turn_fact_traces")
 FRESH_TRACES = "scoring_fact_traces"
 _CANDIDATES = "_tracegrade_fact_candidates"
-# Dropped after a pass: what 00_selected.sql makes, and the keeper's own.
-_SELECTED = (
+# What queries/scoring/00_selected.sql makes: dropped after a pass here, after a scoring
+# in scoring/selected.py.
+SELECTED_TABLES = (
     "scoring_spans",
     "scoring_agent_spans",
     "scoring_span_tree",
@@ -55,7 +56,7 @@ _SELECTED = (
     "scoring_expected_turns",
     "scoring_rebuilt_traces",
 )
-_SELECTED_VIEWS = (
+SELECTED_VIEWS = (
     "scoring_turn_llm_calls",
     "scoring_turn_calls",
     "scoring_turns",
@@ -210,9 +211,9 @@ def _delete_facts(connection: duckdb.DuckDBPyConnection) -> None:
 
 
 def _drop(connection: duckdb.DuckDBPyConnection) -> None:
-    for view in _SELECTED_VIEWS:
+    for view in SELECTED_VIEWS:
         connection.execute(f"DROP VIEW IF EXISTS {view}")
-    for table in (*_SELECTED, "scoring_traces", FRESH_TRACES, "_tg_fact_turns"):
+    for table in (*SELECTED_TABLES, "scoring_traces", FRESH_TRACES, "_tg_fact_turns"):
         connection.execute(f"DROP TABLE IF EXISTS {table}")
 
 

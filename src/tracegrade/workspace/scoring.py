@@ -7,7 +7,9 @@ calls `score_stored` itself (`answer_wire`); serve's online scoring calls it too
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -51,15 +53,10 @@ def score_stored(
     run_id = None if request.traffic else (request.run_id or latest_run_id(connection, token))
     criteria = _criteria(connection, request, run_id)
     selection = _selection(request, run_id).resolved(connection)
-    connection.execute("BEGIN TRANSACTION")
-    try:
+    with _transaction(connection):
         result = score(
             connection, selection, criteria.config, criteria.specs, request.judge, stop=stop
         )
-    except BaseException:
-        connection.execute("ROLLBACK")
-        raise
-    connection.execute("COMMIT")
     return ScoreResult(
         scoring_id=result.scoring_id,
         run_id=result.run_id,
@@ -81,8 +78,7 @@ def _score_evalset(
     loaded = load_eval_set(path)
     criteria = request.criteria or load_criteria(None, [str(path)], request.metric_dirs)
     selection = Selection(run_id=matched_run_id(), evalset=str(path))
-    connection.execute("BEGIN TRANSACTION")
-    try:
+    with _transaction(connection):
         result, matching = score_matched(
             connection,
             selection,
@@ -92,10 +88,6 @@ def _score_evalset(
             request.judge,
             stop=stop,
         )
-    except BaseException:
-        connection.execute("ROLLBACK")
-        raise
-    connection.execute("COMMIT")
     return ScoreResult(
         scoring_id=result.scoring_id,
         run_id=result.run_id,
@@ -169,3 +161,15 @@ def _selection(request: ScoreRequest, run_id: str | None) -> Selection:
         sample=request.sample,
         where=request.where,
     )
+
+
+@contextlib.contextmanager
+def _transaction(connection: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """A scoring is stored whole or not at all (an interrupted one leaves nothing)."""
+    connection.execute("BEGIN TRANSACTION")
+    try:
+        yield
+    except BaseException:
+        connection.execute("ROLLBACK")
+        raise
+    connection.execute("COMMIT")
