@@ -17,11 +17,9 @@ the deletion and the rename) in a committed staged file the next open publishes.
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import time
 import uuid
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 import duckdb
@@ -35,6 +33,7 @@ from tracegrade.store.archive_files import (
     write_parquet,
 )
 from tracegrade.store.archive_location import ArchiveLocation
+from tracegrade.store.connection import transaction
 
 _NS_PER_DAY = 86_400 * 10**9
 
@@ -85,7 +84,7 @@ def _drop(
         "FROM archive_manifest WHERE list_contains(?, path)",
         [paths],
     ).fetchall()
-    with _transaction(connection):
+    with transaction(connection):
         _move_to_pruned(connection, paths, reason)
     drop_pruned(connection, where.root)
     return Pruned(files=len(paths), spans=int(spans), days=tuple(days))
@@ -131,7 +130,7 @@ def _compact_one(
     staged = staging_dir(where) / f"{batch_id}{STAGED_SUFFIX}"
     write_parquet(connection, "SELECT * FROM archive_compact", staged)
     tmp_path, path = str(staged.relative_to(where.root)), f"{folder}/{batch_id}.parquet"
-    with _transaction(connection):
+    with transaction(connection):
         connection.execute(
             "INSERT INTO archive_manifest (path, tmp_path, batch_id, day, hour, spans, "
             "min_end_ns, max_end_ns, bytes) SELECT ?, ?, ?, ?, ?, count(*), min(end_ns), "
@@ -157,14 +156,3 @@ def _require_once(connection: duckdb.DuckDBPyConnection, paths: list[str]) -> No
             f"archive: not compacting {paths[0].rsplit('/', 1)[0]}: its files hold {rows} "
             f"spans ({keys} distinct), its manifest rows {listed}; nothing was changed"
         )
-
-
-@contextlib.contextmanager
-def _transaction(connection: duckdb.DuckDBPyConnection) -> Iterator[None]:
-    connection.execute("BEGIN TRANSACTION")
-    try:
-        yield
-    except BaseException:
-        connection.execute("ROLLBACK")
-        raise
-    connection.execute("COMMIT")

@@ -7,8 +7,10 @@ write-ahead log, found before DuckDB replays (or deletes) it (see `log_guard`).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import duckdb
@@ -176,3 +178,16 @@ def _require_migrated(connection: duckdb.DuckDBPyConnection, db: Path) -> None:
             f"{db} was written by an older tracegrade (missing {', '.join(missing)}): "
             "run `tracegrade db upgrade` to bring it up to date"
         )
+
+
+@contextlib.contextmanager
+def transaction(connection: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """What runs inside is committed whole, or rolled back whole when anything (Ctrl-C
+    included) interrupts it."""
+    connection.execute("BEGIN TRANSACTION")
+    try:
+        yield
+    except BaseException:
+        connection.execute("ROLLBACK")
+        raise
+    connection.execute("COMMIT")

@@ -7,9 +7,7 @@ calls `score_stored` itself (`answer_wire`); serve's online scoring calls it too
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +22,7 @@ from tracegrade.scoring.matching import Matching, matched_run_id
 from tracegrade.scoring.metrics import available_metrics
 from tracegrade.scoring.selection import Selection
 from tracegrade.scoring.stored import latest_run_id, run_criteria
+from tracegrade.store.connection import transaction
 from tracegrade.workspace.requests import Criteria, ScoreRequest, criteria_of, load_criteria
 from tracegrade.workspace.results import (
     JudgesResolved,
@@ -53,7 +52,7 @@ def score_stored(
     run_id = None if request.traffic else (request.run_id or latest_run_id(connection, token))
     criteria = _criteria(connection, request, run_id)
     selection = _selection(request, run_id).resolved(connection)
-    with _transaction(connection):
+    with transaction(connection):
         result = score(
             connection, selection, criteria.config, criteria.specs, request.judge, stop=stop
         )
@@ -78,7 +77,7 @@ def _score_evalset(
     loaded = load_eval_set(path)
     criteria = request.criteria or load_criteria(None, [str(path)], request.metric_dirs)
     selection = Selection(run_id=matched_run_id(), evalset=str(path))
-    with _transaction(connection):
+    with transaction(connection):
         result, matching = score_matched(
             connection,
             selection,
@@ -161,15 +160,3 @@ def _selection(request: ScoreRequest, run_id: str | None) -> Selection:
         sample=request.sample,
         where=request.where,
     )
-
-
-@contextlib.contextmanager
-def _transaction(connection: duckdb.DuckDBPyConnection) -> Iterator[None]:
-    """A scoring is stored whole or not at all (an interrupted one leaves nothing)."""
-    connection.execute("BEGIN TRANSACTION")
-    try:
-        yield
-    except BaseException:
-        connection.execute("ROLLBACK")
-        raise
-    connection.execute("COMMIT")
