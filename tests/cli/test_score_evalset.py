@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from tests.serve.helpers import start_server
+from tests.serve.helpers import JSON, start_server
 from tests.support.cli import ROOT, invoke, one_line_error, tracegrade
 from tracegrade.exit_codes import ExitCode
 
@@ -30,6 +31,7 @@ JUDGE = "tests.cli.evalset_agent.judge:JUDGE"
 PRODUCTION_MESSAGE = "What can you do?"
 # Their values depend on the clock, not on the agent's behaviour.
 TIMED = {"latency", "invocation_duration"}
+TOKEN = "evalset-serve-test-token"
 
 
 def _turn(user: str, final: str, calls: list[dict[str, Any]]) -> dict[str, Any]:
@@ -302,3 +304,86 @@ def test_whole_conversations_match_whitespace_aside(stored: Stored) -> None:
     ]
     unmatched = sorted(tuple(s["user_texts"]) for s in document["unmatched_sessions"])
     assert ("How warm is the bedroom?", "Make it 22 degrees.") in unmatched
+
+
+def test_through_a_running_serve_the_same_report(stored: Stored, tmp_path: Path) -> None:
+    """While a serve holds the store, `--server URL` sends the eval set's cases and the
+    criteria beside the file in the request (the server never sees the file), and the
+    report is the one this process gives on a copy of the same traces."""
+    evalset = _eval_set(tmp_path / "served.evalset.json", BEDROOM, KITCHEN, GREETING, NEVER_ASKED)
+    (tmp_path / "test_config.json").write_text(json.dumps(CRITERIA))
+    local_db, served_db = tmp_path / "local.duckdb", tmp_path / "served.duckdb"
+    shutil.copy(stored.adk_db, local_db)
+    shutil.copy(stored.adk_db, served_db)
+    root = {"PYTHONPATH": os.pathsep.join(filter(None, [os.environ.get("PYTHONPATH"), str(ROOT)]))}
+    judge_module = JUDGE.partition(":")[0]
+    server = start_server(
+        tmp_path, "--judge-import", judge_module, db=served_db, token=TOKEN, env=root
+    )
+    try:
+        served = _score_in_process(
+            tmp_path, evalset, "served", "--server", server.url, env={"TRACEGRADE_TOKEN": TOKEN}
+        )
+        kept = server.rows(
+            "SELECT selection->>'evalset' FROM scorings WHERE scoring_id = ?",
+            [served.document["scoring_id"]],
+        )
+    finally:
+        assert server.stop() == 0, server.stderr()
+    local = _score_in_process(tmp_path, evalset, "local", "--db", str(local_db))
+
+    assert served.code == local.code == ExitCode.INCOMPLETE, served.output
+    ids = ("scoring_id", "run_id")
+    assert {k: v for k, v in served.document.items() if k not in ids} == {
+        k: v for k, v in local.document.items() if k not in ids
+    }
+    # Not an empty agreement: every case and what did not match, scored as locally.
+    scored = _case_scores(served.document["cases"], "scores")
+    assert scored["kitchen"][0] == "failed"
+    assert scored["bedroom_two_turns"][1][0]["final_response_match_v2"] == 1.0
+    assert [c["case_id"] for c in served.document["unmatched_cases"]] == ["never_asked"]
+    assert served.output.replace(served.document["scoring_id"], "S") == local.output.replace(
+        local.document["scoring_id"], "S"
+    )
+    assert kept == [[str(evalset)]]  # the server stored the scoring in its file
+
+
+@dataclass(frozen=True)
+class Scored:
+    code: int
+    document: dict[str, Any]
+    output: str
+
+
+def _score_in_process(
+    folder: Path, evalset: Path, name: str, *where: str, env: dict[str, str] | None = None
+) -> Scored:
+    """`tracegrade score --evalset` in its own process, as a user runs it."""
+    out = folder / f"{name}.json"
+    done = tracegrade(
+        "score", "--evalset", str(evalset), *where, "--json", str(out), cwd=folder, env=env
+    )
+    assert not done.stderr, done.stderr
+    return Scored(done.returncode, json.loads(out.read_text()), done.stdout)
+
+
+def test_serve_checks_the_cases_it_is_sent_and_takes_a_large_eval_set(tmp_path: Path) -> None:
+    """The server checks the cases it is sent as it checks any field of the body, and an
+    eval set's cases may take more than a SQL query's 1 MiB."""
+    server = start_server(tmp_path, token="")
+    turn = {"turn_index": 0, "user_text": "x" * 1000, "final_text": None}
+    case = {"eval_set_id": "s", "session": None, "turns": [turn]}
+    large = {"source": "large.json", "cases": [{**case, "case_id": f"c{i}"} for i in range(1500)]}
+    try:
+        bad = {"evalset": {"source": "x.json", "cases": [{**case, "case_id": 3}]}}
+        refused = server.post("/v1/score", json.dumps(bad).encode(), JSON)
+        body = json.dumps({"evalset": large}).encode()
+        scored = server.post("/v1/score", body, JSON)
+    finally:
+        assert server.stop() == 0, server.stderr()
+    assert refused.status == 400, refused.body
+    assert refused.json()["error"].startswith("evalset.cases[0].case_id: ")
+    assert len(body) > 1_500_000
+    # Read and matched: the empty store has no session for any of them.
+    assert scored.status == 422, scored.body
+    assert "no stored session" in scored.json()["error"]

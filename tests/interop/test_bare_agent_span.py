@@ -1,22 +1,61 @@
-"""A controller's bare invoke_agent span is not a turn (issue 26, item 4).
+"""Spans around an agent's own that are not a turn (issue 26, item 4).
 
-A controller that hands a request to an agent running elsewhere (an operator dispatching to
-an agent's pod, an A2A client) records an `invoke_agent` span with nothing under it when
-the trace context does not travel with the request; the agent's own spans form the turn.
-The controller's span is written here with the OTel SDK as a GenAI-semconv writer writes
-one (the shape issue 26 describes; not captured from a particular controller), next to a
-real ADK agent's turn.
+kagent runs an ADK agent behind an A2A server in its pod: `kagent_adk_a.otlp.jsonl`
+(tests/data/traces/kagent/) was captured from kagent's real Python runtime by
+tests/data/traces/kagent/make_kagent.py: `kagent.adk.KAgentApp` of kagent-adk 0.10.4
+(`kagent/adk/_a2a.py`, built with `local=True`) with kagent-core 0.10.4's
+`configure_tracing` (`kagent/core/tracing/_utils.py`: FastAPI and HTTPX instrumentation,
+and `_span_processor.py`'s `KagentAttributesSpanProcessor`, which puts `kagent.user_id`,
+`gen_ai.task.id` and `gen_ai.conversation.id` on every span started while
+`kagent/adk/_agent_executor.py` runs a request), google-adk 1.39.1, a2a-sdk 0.3.26, a
+scripted model, two A2A `message/send` requests in one context. Around ADK's spans each
+trace has FastAPI's `POST /` server span (the root), its `http receive`/`http send`
+spans, and a2a-sdk's own spans, some carrying kagent's GenAI attributes. kagent's Python
+runtime starts no `invoke_agent` span of its own (its sources start none).
+
+A controller that hands a request to an agent running elsewhere without the trace
+context may record an `invoke_agent` span with nothing under it; that shape is written
+with the OTel SDK as a GenAI-semconv writer writes one: no producer of it could be run
+here (kagent's controller is Go, outside its Python packages).
 """
 
 from __future__ import annotations
 
 from opentelemetry import trace
 
-from tests.interop.views import turns
+from tests.interop.views import trajectory, turns
 from tests.support.adk_run import adk_settings, oracle, run_scenario
+from tests.support.paths import DATA
 from tests.support.scenarios import SCENARIOS
 from tracegrade.capture import BlockingSpanProcessor
+from tracegrade.ingest import ingest_file
 from tracegrade.store import SpanWriter
+
+KAGENT = DATA / "traces" / "kagent" / "kagent_adk_a.otlp.jsonl"
+
+
+def test_kagent_a2a_requests_are_one_turn_each(writer: SpanWriter) -> None:
+    """kagent's real spans (see above): the A2A server's and a2a-sdk's spans around
+    ADK's, kagent's GenAI attributes on some of them, are no turn; each request is one."""
+    assert ingest_file(KAGENT, writer).bad_records == []
+    [(around, with_kagent_ids)] = writer.connection.execute(
+        "SELECT count(*), count(*) FILTER (s.attributes->>'gen_ai.conversation.id' IS NOT NULL)"
+        " FROM spans s WHERE s.scope_name <> 'gcp.vertex.agent'"
+    ).fetchall()
+    assert (around, with_kagent_ids) == (86, 14)  # the shape this test is about
+    first, second = turns(writer.connection)
+    assert [(t["session_id"], t["convention"]) for t in (first, second)] == [
+        ("session-kagent-adk-a", "adk_v1")
+    ] * 2
+    assert (first["user_text"], first["final_text"]) == (
+        "What is the weather in Paris?",
+        "It is 21.5 C and sunny in Paris.",
+    )
+    assert trajectory(first) == [("get_weather", {"city": "Paris"})]
+    assert trajectory(second) == [("get_time", {"city": "Paris"})]
+    # The scripted model's counts (make_kagent.py): 120+160 in, 9+12 out.
+    assert (first["llm_calls"], first["input_tokens"], first["output_tokens"]) == (2, 280, 21)
+    assert (second["llm_calls"], second["input_tokens"], second["output_tokens"]) == (2, 420, 18)
 
 
 def test_bare_controller_span_is_no_turn(

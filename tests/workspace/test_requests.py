@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from tracegrade.errors import ConfigError
+from tracegrade.evalset import load_eval_set
 from tracegrade.scoring.metrics import available_metrics
 from tracegrade.workspace.requests import JudgeSettings, ScoreRequest, load_criteria
 
@@ -62,3 +64,35 @@ def test_a_body_with_a_wrong_field_names_it() -> None:
         ScoreRequest.from_wire({"judge": {"concurrency": 0}}, available_metrics())
     with pytest.raises(ConfigError, match="the criteria given: "):
         ScoreRequest.from_wire({"config": {"criteria": {"nope": 1}}}, available_metrics())
+
+
+EVALSET = CONFIG.with_name("home.evalset.json")
+
+
+def test_an_evalset_file_travels_as_its_cases_and_the_criteria_beside_it() -> None:
+    """The file is read where the request is made: the wire carries its cases and the
+    test_config.json beside it, not a path the server may not see."""
+    sent = ScoreRequest(evalset=EVALSET)
+    assert sent.evalset is not None
+    assert sent.criteria is not None
+    assert sent.evalset.cases == load_eval_set(EVALSET).cases
+    assert sent.criteria.raw == load_criteria(CONFIG).raw  # beside the eval set
+    body = json.loads(json.dumps(sent.to_wire()))  # as it crosses: JSON, no Python objects
+    assert body["evalset"]["source"] == str(EVALSET)
+    received = ScoreRequest.from_wire(body, available_metrics())
+    assert received.evalset == sent.evalset
+    assert received.criteria is not None
+    assert received.criteria.config == sent.criteria.config
+
+
+@pytest.mark.parametrize(
+    ("evalset", "message"),
+    [
+        ("home.evalset.json", "evalset 'home.evalset.json': must be an object"),
+        ({"source": "x", "cases": [{"case_id": "c"}]}, r"evalset\.cases\[0\]\.eval_set_id: "),
+        ({"source": "x", "cases": [], "extra": 1}, r"evalset\.extra: extra inputs"),
+    ],
+)
+def test_a_malformed_evalset_in_a_body_names_the_field(evalset: object, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        ScoreRequest.from_wire({"evalset": evalset}, available_metrics())

@@ -97,6 +97,8 @@ class ServeConfig:
     sql_max_rows: int = 100_000
     sql_max_answer_bytes: int = 64 * MIB
     sql_max_body_bytes: int = 1 * MIB
+    score_max_body_bytes: int = 16 * MIB
+    """POST /v1/score: more than a query's, as it may carry an eval set's cases."""
     score_timeout_s: float = 300.0
     """POST /v1/score: a scoring still running then is stopped and rolled back."""
     judge_imports: tuple[str, ...] = ()

@@ -107,7 +107,11 @@ class Endpoints:
             return 0  # a GET with the bearer token, as Prometheus scrapes: no body to take
         if (given := head.header("content-type")).split(";")[0].strip().lower() != JSON_TYPE:
             return json_error(415, f"content type {given!r} is not JSON: send {JSON_TYPE}")
-        limit = self._config.sql_max_body_bytes
+        limit = (
+            self._config.score_max_body_bytes
+            if head.path == SCORE_PATH
+            else self._config.sql_max_body_bytes
+        )
         if (head.content_length or 0) > limit:
             return json_error(413, f"body over the {limit} byte limit")
         if (problem := self._receiver.short_of_memory()) is not None:

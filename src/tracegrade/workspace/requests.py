@@ -8,13 +8,15 @@ Spark's options all become one of these; a setting added here reaches every fron
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Self
 
-from pydantic import BaseModel, ConfigDict, Field, InstanceOf, model_validator
+from pydantic import BaseModel, ConfigDict, Field, InstanceOf, ValidationError, model_validator
 
 from tracegrade.errors import ConfigError
+from tracegrade.evalset import Case, load_eval_set
 from tracegrade.scoring.config_file import LoadedConfig, load_scoring_config
 from tracegrade.scoring.criteria import parse_config
 from tracegrade.scoring.judging.settings import JudgeSettings, judge_settings
@@ -27,6 +29,7 @@ was checked against, and the `raw` document a run records and a server is sent."
 __all__ = [
     "Criteria",
     "EvalRequest",
+    "EvalSetCases",
     "JudgeSettings",
     "ScoreRequest",
     "judge_settings",
@@ -96,20 +99,37 @@ class EvalRequest(_Request):
     )
 
 
+class EvalSetCases(_Request):
+    """An eval set's cases as loaded where its file is (`load`): what an `evalset` scoring
+    matches stored sessions to. They travel with the request, so a serve scoring them
+    needs no access to the file."""
+
+    source: str = Field(description="the file the cases were loaded from, as reports name it")
+    cases: tuple[Case, ...] = Field(description="the cases, normalised from any ADK format")
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> EvalSetCases:
+        """The file's cases; an `EvalSetError` names the file, case and field if it is
+        malformed, as `tracegrade run` says it."""
+        return cls(source=str(path), cases=load_eval_set(Path(path)).cases)
+
+
 class ScoreRequest(_Request):
     """Score stored turns: an eval run again (`run_id`, default the latest), traffic
     (`since_s`, `sample`, `where`: turns of no eval run), or the sessions of no eval run
     that match an eval set's cases (`evalset`)."""
 
     run_id: str | None = None
-    evalset: Path | None = Field(
+    evalset: EvalSetCases | None = Field(
         default=None,
-        description="an eval-set file: score the stored sessions of no eval run that match "
-        "its cases by their user messages, as that many case repeats (docs/score-evalset.md)",
+        description="an eval set's cases (a file path is loaded here): score the stored "
+        "sessions of no eval run that match them by their user messages, as that many case "
+        "repeats (docs/score-evalset.md)",
     )
     criteria: InstanceOf[Criteria] | None = Field(
         default=None,
-        description="None: an eval run's own criteria (traffic: no criteria, budgets only)",
+        description="None: an eval run's own criteria (traffic: no criteria, budgets only; "
+        "an eval set given as a file: the test_config.json beside it, else ADK's defaults)",
     )
     metric_dirs: tuple[Path, ...] = Field(
         default=(), description="folders of extra metric .sql (only where the file is open here)"
@@ -122,6 +142,19 @@ class ScoreRequest(_Request):
     check_judges: bool = Field(
         default=False, description="only resolve the judges the criteria name; score nothing"
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _load_evalset_file(cls, data: Any) -> Any:
+        """An eval set given as a path is read in this process, with the criteria beside it
+        unless criteria are given (ADK's rule, as `tracegrade run` takes them): a server
+        scoring the request is sent what the file says, never the path."""
+        if not isinstance(data, dict) or not isinstance(data.get("evalset"), str | os.PathLike):
+            return data
+        path, criteria = data["evalset"], data.get("criteria")
+        if criteria is None:
+            criteria = load_criteria(None, [str(path)], data.get("metric_dirs", ()))
+        return {**data, "evalset": EvalSetCases.load(path), "criteria": criteria}
 
     @model_validator(mode="after")
     def _one_selection(self) -> Self:
@@ -152,13 +185,6 @@ class ScoreRequest(_Request):
 
     def to_wire(self) -> dict[str, Any]:
         """The JSON body of POST /v1/score (`from_wire` reads it back)."""
-        if self.evalset is not None:
-            # The file is read here and its cases matched in the store's process; a server
-            # would need the file's cases sent too, which the wire does not carry yet.
-            raise ConfigError(
-                f"--evalset {self.evalset}: scored only where the database file is open here, "
-                "not through `tracegrade serve`; score a copy of the file, or stop the server"
-            )
         body: dict[str, Any] = {
             "run_id": self.run_id,
             "config": self.criteria.raw if self.criteria is not None else None,
@@ -169,6 +195,8 @@ class ScoreRequest(_Request):
         }
         if self.check_judges:
             body["check_judges"] = True
+        if self.evalset is not None:
+            body["evalset"] = self.evalset.model_dump(mode="json")
         return body
 
     @classmethod
@@ -187,10 +215,26 @@ class ScoreRequest(_Request):
             sample=body.get("sample"),
             where=body.get("where"),
             check_judges=bool(body.get("check_judges")),
+            evalset=_evalset_of(body.get("evalset")),
         )
 
 
-WIRE_FIELDS = ("run_id", "config", "judge", "check_judges", "since_s", "sample", "where")
+WIRE_FIELDS = (
+    "run_id", "config", "judge", "check_judges", "since_s", "sample", "where", "evalset"
+)  # fmt: skip
+
+
+def _evalset_of(document: Any) -> EvalSetCases | None:
+    """The body's `evalset` checked against the cases' schema; the first error is named by
+    its place in the body (`evalset.cases[0].turns[1].user_text`)."""
+    if document is None:
+        return None
+    try:
+        return EvalSetCases.model_validate(document)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        place = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error["loc"])
+        raise ConfigError(f"evalset{place}: {error['msg'].lower()}") from None
 
 
 def _check_fields(body: dict[str, Any]) -> None:
@@ -213,5 +257,6 @@ _FIELD_TYPES: dict[str, tuple[type | tuple[type, ...], str]] = {
     "since_s": ((int, float), "a number of seconds"),
     "sample": ((int, float), "a number between 0 and 1"),
     "where": (str, "a SQL condition (a string)"),
+    "evalset": (dict, "an object of an eval set's cases (source, cases)"),
 }
 _MAX_SINCE_S = 100 * 365 * 86400  # past this, a timedelta overflows; nothing is that old

@@ -8,12 +8,10 @@ calls `score_stored` itself (`answer_wire`); serve's online scoring calls it too
 from __future__ import annotations
 
 import datetime as dt
-from pathlib import Path
 from typing import Any
 
 import duckdb
 
-from tracegrade.evalset import load_eval_set
 from tracegrade.scoring.criteria import parse_config
 from tracegrade.scoring.engine import score, score_matched
 from tracegrade.scoring.judging import check_judges
@@ -23,7 +21,7 @@ from tracegrade.scoring.metrics import available_metrics
 from tracegrade.scoring.selection import Selection
 from tracegrade.scoring.stored import latest_run_id, run_criteria
 from tracegrade.store.connection import transaction
-from tracegrade.workspace.requests import Criteria, ScoreRequest, criteria_of, load_criteria
+from tracegrade.workspace.requests import Criteria, EvalSetCases, ScoreRequest, criteria_of
 from tracegrade.workspace.results import (
     JudgesResolved,
     MatchReport,
@@ -68,20 +66,20 @@ def score_stored(
 def _score_evalset(
     connection: duckdb.DuckDBPyConnection,
     request: ScoreRequest,
-    path: Path,
+    evalset: EvalSetCases,
     stop: Stop | None,
 ) -> ScoreResult:
     """The stored sessions of no eval run that match the eval set's cases, scored as an
-    eval run's case repeats (scoring/matching.py), with the criteria given, else those
-    beside the eval set (test_config.json), as `tracegrade run` takes them."""
-    loaded = load_eval_set(path)
-    criteria = request.criteria or load_criteria(None, [str(path)], request.metric_dirs)
-    selection = Selection(run_id=matched_run_id(), evalset=str(path))
+    eval run's case repeats (scoring/matching.py), with the request's criteria (a file's
+    request took those beside it, test_config.json, when it was made), else ADK's
+    defaults: the wire sends no criteria for them."""
+    criteria = request.criteria or criteria_of(None, request.specs(), "the eval set's criteria")
+    selection = Selection(run_id=matched_run_id(), evalset=evalset.source)
     with transaction(connection):
         result, matching = score_matched(
             connection,
             selection,
-            loaded.cases,
+            evalset.cases,
             criteria.config,
             criteria.specs,
             request.judge,
@@ -93,7 +91,7 @@ def _score_evalset(
         turns=result.turns,
         verdict=result.verdict,
         exit_code=result.exit_code,
-        matching=_report(str(path), matching),
+        matching=_report(evalset.source, matching),
     )
 
 
