@@ -209,6 +209,21 @@ def test_judged_metrics_are_refused_by_name(spark: Any, tmp_path: Path) -> None:
     assert not (tmp_path / "out").exists()
 
 
+def test_an_evalset_scoring_is_refused_in_one_line(spark: Any) -> None:
+    """Matching sessions to an eval set's cases needs every session's turns in one place;
+    Spark's tasks hold a shuffle partition each, so `score --evalset` stays local."""
+    from tracegrade.errors import ConfigError
+    from tracegrade.spark import SparkScoring
+    from tracegrade.workspace.requests import ScoreRequest
+
+    evalset = (
+        Path(__file__).resolve().parents[2] / "examples" / "home_automation" / "home.evalset.json"
+    )
+    request = ScoreRequest(evalset=evalset)
+    with pytest.raises(ConfigError, match=r"^--evalset is not scored on Spark: score it with"):
+        SparkScoring.from_request(request)
+
+
 def test_a_column_only_newer_files_have_is_read(spark: Any, tmp_path: Path) -> None:
     """The schema evolves by added columns; the job reads with mergeSchema, so a column
     that a later file adds (here in the later day's file) is not dropped."""

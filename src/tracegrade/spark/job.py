@@ -53,6 +53,10 @@ class SparkScoring:
         (its criteria parsed once), without what Spark's tasks cannot do (a SQL `where`)."""
         if request.where is not None:
             raise ConfigError("--where is not scored on Spark: select with --since, --sample")
+        if request.evalset is not None:
+            raise ConfigError(
+                "--evalset is not scored on Spark: score it with `tracegrade score --evalset`"
+            )
         since = request.since_s
         return cls(
             run_id=request.run_id,
