@@ -459,6 +459,7 @@ def main() -> None:
     sizes = [int(s) for s in args.sizes.split(",") if s]
     head = f"{'turns':>9} {'what':34} {'tracegrade/s':>13} {'ADK/s':>9} {'ratio':>7}"
     if sizes:
+        print(f"load {_load()}")
         print(f"{head} {'our peak MB':>12} {'ADK peak MB':>12}")
     for n in sizes:
         for trajectory_only, label in (
