@@ -3,10 +3,12 @@ google-adk's own TrajectoryEvaluator and response-match (ROUGE-1) evaluator. Pri
 turns/s, peak RSS and the ratios; every size runs in a fresh process.
 
     python bench/score/run.py [--sizes 10000,100000,1000000] [--adk-max 100000]
-                              [--validity-at 100000] [--rounds 3]
+                              [--validity-at 100000] [--rounds 3] [--against-src SRC]
     python bench/score/run.py --end-to-end [--turns 100000] [--rounds 3] [--against EXE]
     python bench/score/run.py --traffic-sample 0.05 [--turns 100000] [--rounds 3]
 
+`--against-src SRC` also scores each size with tracegrade imported from SRC (another
+build's `src`, e.g. main's checkout), interleaved with this build and ADK round by round.
 First, tool_call_validity at --validity-at turns: alone, and the default metric set with
 and without it, interleaved (--validity-at 0 skips it; --sizes "" runs only that part).
 
@@ -220,19 +222,22 @@ def _peak_rss_mb() -> float:
 
 
 def _spawn(
-    which: str, n: int, trajectory_only: bool, mode: str = "", words: tuple[int, int] = (20, 40)
+    which: str,
+    n: int,
+    trajectory_only: bool,
+    mode: str = "",
+    words: tuple[int, int] = (20, 40),
+    src: str | None = None,
 ) -> dict[str, Any]:
+    """`src`: the child imports tracegrade from there (another build's `src`), not this one."""
     args = [sys.executable, __file__, "--child", which, "--n", str(n), "--mode", mode] + (
         ["--trajectory-only"] if trajectory_only else []
     )
     args += ["--words", f"{words[0]},{words[1]}"]
-    done = subprocess.run(
-        args,
-        capture_output=True,
-        text=True,
-        check=True,
-        env={**os.environ, "PYTHONWARNINGS": "ignore"},
-    )
+    env = {**os.environ, "PYTHONWARNINGS": "ignore"}
+    if src:
+        env["PYTHONPATH"] = src
+    done = subprocess.run(args, capture_output=True, text=True, check=True, env=env)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -426,6 +431,10 @@ def main() -> None:
     parser.add_argument(
         "--against", help="end to end: another build's tracegrade executable, timed each round"
     )
+    parser.add_argument(
+        "--against-src",
+        help="--sizes: also score with tracegrade imported from this src, each round",
+    )
     parser.add_argument("--traffic-sample", type=float, help="score traffic at this sample")
     parser.add_argument("--cache", default=str(Path(tempfile.gettempdir()) / "tracegrade-bench"))
     args = parser.parse_args()
@@ -450,22 +459,30 @@ def main() -> None:
     sizes = [int(s) for s in args.sizes.split(",") if s]
     head = f"{'turns':>9} {'what':34} {'tracegrade/s':>13} {'ADK/s':>9} {'ratio':>7}"
     if sizes:
+        print(f"load {_load()}")
         print(f"{head} {'our peak MB':>12} {'ADK peak MB':>12}")
     for n in sizes:
         for trajectory_only, label in (
             (True, "trajectory (IN_ORDER)"),
             (False, "default metrics vs ADK's two"),
         ):
-            ratios = []
-            for _ in range(args.rounds):  # interleaved: both meet the same load
-                mine = _spawn("ours", n, trajectory_only)
+            builds = {label: None} | (
+                {f"{label}, against": args.against_src} if args.against_src else {}
+            )
+            ratios: dict[str, list[float]] = {who: [] for who in builds}
+            for _ in range(args.rounds):  # interleaved: every build and ADK meet the same load
+                mine = {
+                    who: _spawn("ours", n, trajectory_only, src=src) for who, src in builds.items()
+                }
                 theirs = _spawn("adk", n, trajectory_only) if n <= args.adk_max else None
-                _row(n, label, mine, theirs)
-                if theirs:
-                    ratios.append(_rate(mine) / _rate(theirs))
-            if len(ratios) > 1:
-                print(f"{'':9} median of {len(ratios)} rounds: {statistics.median(ratios):.1f}x "
-                      f"(load {_load()})")  # fmt: skip
+                for who, result in mine.items():
+                    _row(n, who, result, theirs)
+                    if theirs:
+                        ratios[who].append(_rate(result) / _rate(theirs))
+            for who, found in ratios.items():
+                if len(found) > 1:
+                    print(f"{'':9} {who}: median of {len(found)} rounds "
+                          f"{statistics.median(found):.1f}x (load {_load()})")  # fmt: skip
 
 
 def validity(n: int, rounds: int) -> None:
