@@ -13,6 +13,8 @@ from typing import Any, NamedTuple
 
 import orjson
 
+from tracegrade.store.span_attrs import SpanAttrs
+
 
 class SpanRow(NamedTuple):
     """One `spans` row, in column order (`ingested_at` is filled in by the database)."""
@@ -34,9 +36,12 @@ class SpanRow(NamedTuple):
     events: str
     links: str
     source: str
+    # `attrs` from the decoded values (store.span_attrs), or None: parsed from `attributes`.
+    attrs: SpanAttrs | None = None
 
 
-SPAN_COLUMNS: tuple[str, ...] = SpanRow._fields
+# The columns a row is stored as besides `attrs`, which the writer fills either way.
+SPAN_COLUMNS: tuple[str, ...] = SpanRow._fields[:-1]
 INTEGER_COLUMNS = frozenset({"start_ns", "end_ns"})
 
 EMPTY_LIST = "[]"
