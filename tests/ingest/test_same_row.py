@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
-from tests.support.adk_run import Collect, spans_with_content
+from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor
+
+from tests.support.adk_run import adk_settings, run_scenario
 from tests.support.otlp import otlp_json, otlp_request
+from tests.support.scenarios import SCENARIOS
 from tracegrade.capture import BlockingSpanProcessor
 from tracegrade.capture.convert import RowBuilder
 from tracegrade.ingest import decode_json, decode_protobuf
 from tracegrade.store import SpanRow
+
+
+class Collect(SpanProcessor):
+    def __init__(self) -> None:
+        self.spans: list[ReadableSpan] = []
+
+    def on_end(self, span: ReadableSpan) -> None:
+        self.spans.append(span)
 
 
 def _without_source(rows: list[SpanRow]) -> list[SpanRow]:
@@ -15,7 +26,7 @@ def _without_source(rows: list[SpanRow]) -> list[SpanRow]:
 
 
 def test_exporter_and_otlp_rows_are_identical(captured: BlockingSpanProcessor) -> None:
-    spans = spans_with_content()
+    spans = _adk_spans(captured)
     from_exporter = RowBuilder().rows(spans)
     request = otlp_request(spans)
     from_protobuf = decode_protobuf(request.SerializeToString(), "otlp_http").rows
@@ -27,7 +38,7 @@ def test_exporter_and_otlp_rows_are_identical(captured: BlockingSpanProcessor) -
 
 
 def test_rows_hold_every_part_of_the_span(captured: BlockingSpanProcessor) -> None:
-    spans = spans_with_content()
+    spans = _adk_spans(captured)
     rows = {row.name: row for row in RowBuilder().rows(spans)}
     raised = rows["execute_tool charge_card"]
     assert raised.status_code == "ERROR"
@@ -38,6 +49,20 @@ def test_rows_hold_every_part_of_the_span(captured: BlockingSpanProcessor) -> No
     assert '"service.name"' in raised.resource
     tool = rows["execute_tool lookup_order"]
     assert '"gen_ai.tool.call.arguments":"{\\"order_id\\": \\"9\\"}"' in tool.attributes
+
+
+def _adk_spans(captured: BlockingSpanProcessor) -> list[ReadableSpan]:
+    from tests.support.adk_run import ROUTER as _router
+
+    collect = Collect()
+    _router.target = collect
+    try:
+        with adk_settings("2", content=True):
+            run_scenario(SCENARIOS["tool_raises"])
+            run_scenario(SCENARIOS["parallel_calls"], session_id="session-2")
+    finally:
+        _router.target = captured
+    return collect.spans
 
 
 def test_values_that_read_as_an_empty_string_keep_their_kind() -> None:

@@ -140,28 +140,3 @@ def _text(content: types.Content | None) -> str | None:
     if content is None or not content.parts:
         return None
     return "\n".join(part.text for part in content.parts if part.text is not None)
-
-
-class Collect(SpanProcessor):
-    """Keeps every span that ends."""
-
-    def __init__(self) -> None:
-        self.spans: list[ReadableSpan] = []
-
-    def on_end(self, span: ReadableSpan) -> None:
-        self.spans.append(span)
-
-
-def spans_with_content() -> list[ReadableSpan]:
-    """The spans of two real ADK runs with content captured: a tool raising, parallel calls."""
-    from tests.support.scenarios import SCENARIOS
-
-    collect = Collect()
-    saved, ROUTER.target = ROUTER.target, collect
-    try:
-        with adk_settings("2", content=True):
-            run_scenario(SCENARIOS["tool_raises"])
-            run_scenario(SCENARIOS["parallel_calls"], session_id="session-2")
-    finally:
-        ROUTER.target = saved
-    return collect.spans

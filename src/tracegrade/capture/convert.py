@@ -19,7 +19,6 @@ from tracegrade.store.rows import (
     to_json,
     trace_id_hex,
 )
-from tracegrade.store.span_attrs import span_attrs
 
 
 class RowBuilder:
@@ -55,7 +54,6 @@ class RowBuilder:
         status = span.status
         scope = span.instrumentation_scope
         resource_json, service = self._resource(span.resource)
-        attributes = _attributes(span) or {}
         return SpanRow(
             trace_id=trace_id_hex(context.trace_id),
             span_id=span_id_hex(context.span_id),
@@ -69,12 +67,11 @@ class RowBuilder:
             service_name=service,
             scope_name=scope.name if scope else None,
             scope_version=(scope.version or None) if scope else None,
-            attributes=attributes_json(attributes),
+            attributes=attributes_json(_attributes(span)),
             resource=resource_json,
             events=_events(span),
             links=_links(span),
             source=self._source,
-            attrs=span_attrs(attributes),
         )
 
     def _resource(self, resource: Resource) -> tuple[str, str | None]:

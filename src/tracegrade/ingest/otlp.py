@@ -33,7 +33,6 @@ from tracegrade.store.rows import (
     time_problem,
     to_json,
 )
-from tracegrade.store.span_attrs import span_attrs
 
 _KINDS = {0: "UNSPECIFIED", 1: "INTERNAL", 2: "SERVER", 3: "CLIENT", 4: "PRODUCER", 5: "CONSUMER"}
 _STATUS = {0: "UNSET", 1: "OK", 2: "ERROR"}
@@ -152,7 +151,6 @@ def _row(
         or end > INT64_MAX
     ):
         raise _Invalid
-    attributes = _attributes(span.attributes)
     return SpanRow(
         trace_id.hex(),
         span_id.hex(),
@@ -166,16 +164,20 @@ def _row(
         service_name,
         scope_name,
         scope_version,
-        to_json(attributes) if attributes else EMPTY_OBJECT,
+        _attributes_json(span.attributes),
         resource_json,
         _events(span) if span.events else EMPTY_LIST,
         _links(span) if span.links else EMPTY_LIST,
         source,
-        span_attrs(attributes),
     )
 
 
 _ZERO_TRACE, _ZERO_SPAN = bytes(16), bytes(8)
+
+
+def _attributes_json(pairs: Iterable[KeyValue]) -> str:
+    attributes = _attributes(pairs)
+    return to_json(attributes) if attributes else EMPTY_OBJECT
 
 
 def _events(span: Span) -> str:

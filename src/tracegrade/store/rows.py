@@ -13,8 +13,6 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from tracegrade.store.span_attrs import SpanAttrs
-
 
 class SpanRow(NamedTuple):
     """One `spans` row, in column order (`ingested_at` is filled in by the database)."""
@@ -36,12 +34,9 @@ class SpanRow(NamedTuple):
     events: str
     links: str
     source: str
-    # `attrs` from the decoded values (store.span_attrs), or None: parsed from `attributes`.
-    attrs: SpanAttrs | None = None
 
 
-# The columns a row is stored as besides `attrs`, which the writer fills either way.
-SPAN_COLUMNS: tuple[str, ...] = SpanRow._fields[:-1]
+SPAN_COLUMNS: tuple[str, ...] = SpanRow._fields
 INTEGER_COLUMNS = frozenset({"start_ns", "end_ns"})
 
 EMPTY_LIST = "[]"
