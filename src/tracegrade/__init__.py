@@ -9,11 +9,12 @@ starting up) does not pay for DuckDB and the OTel SDK until they are needed.
 
 from __future__ import annotations
 
-from importlib import import_module
-from importlib.metadata import PackageNotFoundError, version
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from tracegrade._lazy import lazy_attributes
 
 if TYPE_CHECKING:
+    from tracegrade._version import __version__
     from tracegrade.capture import BlockingSpanProcessor, Capture, DuckDBSpanExporter, configure
     from tracegrade.errors import TracegradeError
     from tracegrade.workspace import (
@@ -29,12 +30,8 @@ if TYPE_CHECKING:
         score,
     )
 
-try:
-    __version__ = version("tracegrade")
-except PackageNotFoundError:  # running from a checkout that was never installed
-    __version__ = "0.0.0"
-
 _LAZY = {
+    "__version__": "tracegrade._version",
     "BlockingSpanProcessor": "tracegrade.capture",
     "Capture": "tracegrade.capture",
     "DuckDBSpanExporter": "tracegrade.capture",
@@ -75,7 +72,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        return getattr(import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'tracegrade' has no attribute {name!r}")
+__getattr__ = lazy_attributes(__name__, _LAZY)

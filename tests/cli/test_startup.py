@@ -1,5 +1,6 @@
 """What `tracegrade` loads to start: a command's help or the version needs no agent framework,
-exporter, server or database engine, so they stay lazy (time is measured in bench/startup)."""
+exporter, server or database engine, and a read command on a database no more than DuckDB,
+so they stay lazy (time is measured in bench/startup)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import sys
 
 import pytest
 
+from tests.report.helpers import scored_db
 from tests.support.cli import ROOT
 
 # Each the top of a package a read command must not pay for at start.
@@ -38,3 +40,29 @@ def test_a_fresh_interpreter_starts_without_the_heavy_packages(args: list[str]) 
     loaded = set(json.loads(done.stdout.strip().splitlines()[-1]))
     assert {"tracegrade", "typer"} <= loaded  # the app did run
     assert sorted(loaded & set(HEAVY)) == []
+
+
+# What a read command on a database must not pay for either: the agent framework and the
+# OTel SDK (the harness's), numpy (the writer's, the write-ahead log check's, and DuckDB's
+# `create_function`'s) and the JSON Schema check, which only a query reading
+# `tool_calls.valid` needs (store/view_functions.py).
+READ_HEAVY = [*(name for name in HEAVY if name != "duckdb"), "jsonschema_rs"]
+
+
+@pytest.fixture(scope="module")
+def scored_file(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return str(scored_db(tmp_path_factory.mktemp("startup") / "runs.duckdb"))
+
+
+@pytest.mark.parametrize("args", [["runs"], ["runs", "--json"], ["sql", "select 1"], ["report"]])
+def test_a_read_command_on_a_database_loads_no_writer_harness_or_check(
+    args: list[str], scored_file: str
+) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _LOADED, json.dumps([*args, "--db", scored_file])],
+        capture_output=True, text=True, cwd=ROOT, timeout=120,
+    )  # fmt: skip
+    assert done.returncode in (0, 1), done.stderr  # 1: the fixture run's gate fails
+    loaded = set(json.loads(done.stdout.strip().splitlines()[-1]))
+    assert {"tracegrade", "duckdb"} <= loaded  # the command did read the file
+    assert sorted(loaded & set(READ_HEAVY)) == []

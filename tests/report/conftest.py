@@ -15,14 +15,12 @@ from tests.report.helpers import (
     BASE_RUN,
     GOLDEN,
     NEXT_RUN,
-    RUNS_FIXTURE,
     JsonReader,
     compare_golden,
-    score_run,
+    scored_db,
 )
-from tracegrade.ingest import ingest_file
 from tracegrade.report import RunReport, build_report
-from tracegrade.store import LocalReader, SpanWriter, connect
+from tracegrade.store import LocalReader, connect
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -43,15 +41,7 @@ def golden(request: pytest.FixtureRequest) -> Callable[[str, str], None]:
 @pytest.fixture(scope="session")
 def runs_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Both fixture runs, ingested through the real file path and scored once."""
-    path = tmp_path_factory.mktemp("report") / "runs.duckdb"
-    writer = SpanWriter.open(path)
-    try:
-        assert ingest_file(RUNS_FIXTURE, writer).ok
-        for run_id in (BASE_RUN, NEXT_RUN):
-            score_run(writer.connection, run_id)
-    finally:
-        writer.close()
-    return path
+    return scored_db(tmp_path_factory.mktemp("report") / "runs.duckdb", runs=(BASE_RUN, NEXT_RUN))
 
 
 @pytest.fixture(scope="session")

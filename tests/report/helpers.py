@@ -14,6 +14,7 @@ import duckdb
 import pytest
 
 from tests.support.paths import DATA
+from tracegrade.ingest import ingest_file
 from tracegrade.report import RunReport
 from tracegrade.scoring import (
     Selection,
@@ -22,6 +23,7 @@ from tracegrade.scoring import (
     parse_config,
     score,
 )
+from tracegrade.store import SpanWriter
 from tracegrade.store.reader import Reader, Rows
 
 REPORT_DATA = DATA / "report"
@@ -61,6 +63,19 @@ def compare_golden(path: Path, actual: str, update: bool) -> None:
 def score_run(connection: duckdb.DuckDBPyConnection, run_id: str | None) -> str:
     loaded = load_scoring_config(CONFIG)
     return score(connection, Selection(run_id=run_id), loaded.config, loaded.specs).scoring_id
+
+
+def scored_db(path: Path, source: Path = RUNS_FIXTURE, runs: Sequence[str] = (BASE_RUN,)) -> Path:
+    """A database at `path` holding the trace file `source`, ingested through the real file
+    path, with each of `runs` scored."""
+    writer = SpanWriter.open(path)
+    try:
+        assert ingest_file(source, writer).ok
+        for run_id in runs:
+            score_run(writer.connection, run_id)
+    finally:
+        writer.close()
+    return path
 
 
 class JsonReader:

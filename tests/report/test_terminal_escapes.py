@@ -15,11 +15,10 @@ from typing import Any
 
 import pytest
 
-from tests.report.helpers import BASE_RUN, RUNS_FIXTURE, score_run
+from tests.report.helpers import BASE_RUN, RUNS_FIXTURE, scored_db
 from tests.support.cli import invoke
-from tracegrade.ingest import ingest_file
 from tracegrade.report import build_overview, build_report, render_overview, render_terminal
-from tracegrade.store import LocalReader, SpanWriter, connect
+from tracegrade.store import LocalReader, connect
 from tracegrade.terminal_safe import terminal_text
 
 CLIPBOARD = "\x1b]52;c;cm0gLXJmIH4=\x07"
@@ -57,14 +56,7 @@ def hostile_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     lines = RUNS_FIXTURE.read_text().splitlines()
     source = folder / "hostile.otlp.jsonl"
     source.write_text("".join(json.dumps(_planted(json.loads(line))) + "\n" for line in lines))
-    path = folder / "hostile.duckdb"
-    writer = SpanWriter.open(path)
-    try:
-        assert ingest_file(source, writer).ok
-        score_run(writer.connection, BASE_RUN)
-    finally:
-        writer.close()
-    return path
+    return scored_db(folder / "hostile.duckdb", source)
 
 
 def _assert_harmless(out: str) -> None:

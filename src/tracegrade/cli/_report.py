@@ -104,11 +104,11 @@ def _report_baseline(
     reader: Reader, baseline: str | Baseline | None, scoring_id: str | None, run_id: str | None
 ) -> Baseline | None:
     """`report --baseline` as given, resolved against the run reported."""
-    from tracegrade.report.baseline import baseline_of_run
-    from tracegrade.report.queries import find_scoring
-
     if baseline is None or not isinstance(baseline, str):
         return baseline
+    from tracegrade.report.baseline import baseline_of_run  # the diff: not for every report
+    from tracegrade.report.queries import find_scoring
+
     shown = str(find_scoring(reader, scoring_id, run_id)["run_id"])
     return baseline_of_run(reader, baseline, shown)
 

@@ -51,7 +51,6 @@ def report(
     """Print a run's (or a traffic scoring's) summary again; exit with the code its gate
     decided."""
     from tracegrade.cli._report import emit_report, emit_traffic, is_traffic_scoring
-    from tracegrade.report.traffic.window import RuleWindow
 
     prepare_outputs({"--json": json_path, "--junit": junit, "--html": html})
     if (rule is None) != (window is None) or (rule is not None and run is not None):
@@ -61,6 +60,8 @@ def report(
             if baseline or html:
                 raise fail("a rule's window has no --baseline or --html: compare windows with "
                            f"`tracegrade diff --rule {rule} --window {window}`")  # fmt: skip
+            from tracegrade.report.traffic.window import RuleWindow  # not for a run's report
+
             last = RuleWindow.last(rule, window)
             code = emit_traffic(db, server, last, json_path, junit, markdown=markdown)
             raise typer.Exit(int(code))

@@ -32,41 +32,88 @@ compares against).
     render_traffic(build_traffic_report(reader, scoring_id))   # traffic_to_json / _junit
     render_traffic_diff(diff_traffic(reader, base_scoring_id, new_scoring_id))
     render_traffic_scorings(list_traffic_scorings(reader))
+
+The names load on first use: a read command imports the one kind it prints (`runs`
+needs none of the run report's models or the diff), not every kind.
 """
 
-from tracegrade.report.diff.build import (
-    CaseChange,
-    CaseDiff,
-    DiffTolerances,
-    RunDiff,
-    diff_reports,
-    diff_runs,
-    diff_to_json,
-)
-from tracegrade.report.diff.text import render_diff
-from tracegrade.report.models import CaseReport, RepeatReport, RunReport, TurnReport
-from tracegrade.report.overview.build import RunOverview, build_overview, is_large
-from tracegrade.report.overview.text import render_overview
-from tracegrade.report.queries import ReportError
-from tracegrade.report.run.build import build_report, to_json
-from tracegrade.report.run.junit import to_junit
-from tracegrade.report.run.text import render_terminal
-from tracegrade.report.runs.build import (
-    RunSummary,
-    TrafficScoringSummary,
-    list_runs,
-    list_traffic_scorings,
-)
-from tracegrade.report.runs.text import render_runs, render_traffic_scorings
-from tracegrade.report.traffic.build import (
-    TrafficReport,
-    TrafficRow,
-    build_traffic_report,
-    traffic_scoring_exists,
-    traffic_to_json,
-)
-from tracegrade.report.traffic.junit import traffic_to_junit
-from tracegrade.report.traffic.text import render_traffic
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tracegrade._lazy import lazy_attributes
+
+if TYPE_CHECKING:
+    from tracegrade.report.diff.build import (
+        CaseChange,
+        CaseDiff,
+        DiffTolerances,
+        RunDiff,
+        diff_reports,
+        diff_runs,
+        diff_to_json,
+    )
+    from tracegrade.report.diff.text import render_diff
+    from tracegrade.report.models import CaseReport, RepeatReport, RunReport, TurnReport
+    from tracegrade.report.overview.build import RunOverview, build_overview, is_large
+    from tracegrade.report.overview.text import render_overview
+    from tracegrade.report.queries import ReportError
+    from tracegrade.report.run.build import build_report, to_json
+    from tracegrade.report.run.junit import to_junit
+    from tracegrade.report.run.text import render_terminal
+    from tracegrade.report.runs.build import (
+        RunSummary,
+        TrafficScoringSummary,
+        list_runs,
+        list_traffic_scorings,
+    )
+    from tracegrade.report.runs.text import render_runs, render_traffic_scorings
+    from tracegrade.report.traffic.build import (
+        TrafficReport,
+        TrafficRow,
+        build_traffic_report,
+        traffic_scoring_exists,
+        traffic_to_json,
+    )
+    from tracegrade.report.traffic.junit import traffic_to_junit
+    from tracegrade.report.traffic.text import render_traffic
+
+_LAZY = {
+    "CaseChange": "tracegrade.report.diff.build",
+    "CaseDiff": "tracegrade.report.diff.build",
+    "DiffTolerances": "tracegrade.report.diff.build",
+    "RunDiff": "tracegrade.report.diff.build",
+    "diff_reports": "tracegrade.report.diff.build",
+    "diff_runs": "tracegrade.report.diff.build",
+    "diff_to_json": "tracegrade.report.diff.build",
+    "render_diff": "tracegrade.report.diff.text",
+    "CaseReport": "tracegrade.report.models",
+    "RepeatReport": "tracegrade.report.models",
+    "RunReport": "tracegrade.report.models",
+    "TurnReport": "tracegrade.report.models",
+    "RunOverview": "tracegrade.report.overview.build",
+    "build_overview": "tracegrade.report.overview.build",
+    "is_large": "tracegrade.report.overview.build",
+    "render_overview": "tracegrade.report.overview.text",
+    "ReportError": "tracegrade.report.queries",
+    "build_report": "tracegrade.report.run.build",
+    "to_json": "tracegrade.report.run.build",
+    "to_junit": "tracegrade.report.run.junit",
+    "render_terminal": "tracegrade.report.run.text",
+    "RunSummary": "tracegrade.report.runs.build",
+    "TrafficScoringSummary": "tracegrade.report.runs.build",
+    "list_runs": "tracegrade.report.runs.build",
+    "list_traffic_scorings": "tracegrade.report.runs.build",
+    "render_runs": "tracegrade.report.runs.text",
+    "render_traffic_scorings": "tracegrade.report.runs.text",
+    "TrafficReport": "tracegrade.report.traffic.build",
+    "TrafficRow": "tracegrade.report.traffic.build",
+    "build_traffic_report": "tracegrade.report.traffic.build",
+    "traffic_scoring_exists": "tracegrade.report.traffic.build",
+    "traffic_to_json": "tracegrade.report.traffic.build",
+    "traffic_to_junit": "tracegrade.report.traffic.junit",
+    "render_traffic": "tracegrade.report.traffic.text",
+}
 
 __all__ = [
     "CaseChange",
@@ -104,3 +151,5 @@ __all__ = [
     "traffic_to_json",
     "traffic_to_junit",
 ]
+
+__getattr__ = lazy_attributes(__name__, _LAZY)

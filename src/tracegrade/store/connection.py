@@ -60,13 +60,17 @@ def connect(
     *,
     read_only: bool = False,
     discard_damaged_log: bool = False,
+    view_functions: bool = True,
 ) -> duckdb.DuckDBPyConnection:
     """Open the database, migrated and with every view of `queries/views/` in place.
 
     A writable open migrates the file and (re)creates the views in it, so any DuckDB
     client sees them. A read-only open never changes the file: it refuses a file that
     lacks migrations and uses the file's views when this tracegrade made them, else defines
-    them as temporary ones, current for this tracegrade (see `view_stamp`).
+    them as temporary ones, current for this tracegrade (see `view_stamp`). The view
+    functions (the tool-call check) are registered, unless `view_functions` is false: a
+    read command's `LocalReader` registers them when a query needs them (see
+    `store.view_functions`).
     Where the database has an archive, `spans` reads the hot table and the archive's
     Parquet files as one, for this connection (see `archive_location`). A damaged log is
     refused, or with `discard_damaged_log` moved aside (see `log_guard`).
@@ -84,7 +88,8 @@ def connect(
             apply_macros(connection)  # a migration may use one (004 fills spans.attrs)
             migrate(connection)
         apply_views(connection, temporary=read_only)
-        register_view_functions(connection)
+        if view_functions:
+            register_view_functions(connection)
         layer_archive(connection)
     except duckdb.Error as exc:
         connection.close()

@@ -26,8 +26,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-import numpy as np
-
 _HEADER_START = b"\x64\x00\x62\x65\x00"  # field 100 = 98 (WAL_VERSION), field 101 = ...
 _VERSION_CHECKED = 2
 _HEADER_MAX = 64
@@ -161,6 +159,8 @@ def checksum(data: bytes) -> int:
     words = len(data) // 8
     result = 5381
     if words:
+        import numpy as np  # only where a log is there to check: not for every open
+
         values = np.frombuffer(data, dtype="<u8", count=words) * np.uint64(0xBF58476D1CE4E5B9)
         result ^= int(np.bitwise_xor.reduce(values))
     if len(data) % 8:

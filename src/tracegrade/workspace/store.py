@@ -72,7 +72,8 @@ class Store:
             yield RemoteReader(RemoteDatabase(self.server))
             return
         try:
-            connection = connect(self.path, read_only=True)
+            # Its reader registers the tool-call check when a query needs it.
+            connection = connect(self.path, read_only=True, view_functions=False)
         except DatabaseLockedError as locked:
             _refuse_server_shards(self.shards, locked)
             yield RemoteReader(_server_holding(self.path, locked))

@@ -206,16 +206,17 @@ def _scored_turns(reader: Reader, scores: str, params: list[Any]) -> str:
     if not isinstance(reader, LocalReader):
         return "turns"
     scored = f"trace_id IN (SELECT split_part(turn_id, '-', 1) FROM ({scores}) scored)"  # noqa: S608 — `scores` is this package's SQL; values are parameters
-    select_traces(reader.connection, (scored, params))
+    connection = reader.checked_connection()  # the scoring SQL calls tg_canonical_json
+    select_traces(connection, (scored, params))
     try:
-        reader.connection.execute(
+        connection.execute(
             "CREATE OR REPLACE TEMP TABLE report_turns AS "
             "SELECT turn_id, trace_id, root_span_id, root_agent, models, latency_ms, is_error, "
             "tool_errors "
             "FROM scoring_turns"
         )
     finally:
-        drop_selected(reader.connection)
+        drop_selected(connection)
     return "report_turns"
 
 
