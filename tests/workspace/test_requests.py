@@ -96,4 +96,3 @@ def test_an_evalset_file_travels_as_its_cases_and_the_criteria_beside_it() -> No
 def test_a_malformed_evalset_in_a_body_names_the_field(evalset: object, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         ScoreRequest.from_wire({"evalset": evalset}, available_metrics())
-
