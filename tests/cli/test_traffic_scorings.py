@@ -193,9 +193,21 @@ def test_diff_of_a_rules_latest_two_scorings(db: Path) -> None:
     assert "base: rule checkout: traffic where start_ns <" in result.stdout
     listed = json.loads(invoke("runs", "--traffic", "--json", "--db", str(db)).stdout)
     assert {s["rule"] for s in listed} == {"checkout"}
-    lonely = invoke("diff", "--rule", "nightly", "--db", str(db))
+    mistyped = invoke("diff", "--rule", "chekout", "--db", str(db))
+    assert mistyped.exit_code == ExitCode.USAGE_ERROR
+    assert one_line_error(mistyped.stderr) == (
+        "tracegrade: no online rule 'chekout' has scored traffic "
+        "(did you mean 'checkout'? rules that have: checkout)"
+    )
+    with connect(db) as connection:
+        connection.execute(
+            'UPDATE scorings SET selection = json_merge_patch(selection, \'{"rule": "nightly"}\') '
+            "WHERE scoring_id = ?",
+            [before],
+        )
+    lonely = invoke("diff", "--rule", "checkout", "--db", str(db))
     assert lonely.exit_code == ExitCode.USAGE_ERROR
-    assert "rule 'nightly' has 0 scorings stored; a diff needs two" in lonely.stderr
+    assert "rule 'checkout' has 1 scoring stored; a diff needs two" in lonely.stderr
     both = invoke("diff", before, "--rule", "checkout", "--db", str(db))
     assert one_line_error(both.stderr).endswith("or --rule NAME alone")
 

@@ -4,13 +4,19 @@ main, 0.3-1.8 s), and the warm-up that did it left no span behind."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+from google.adk.agents.run_config import RunConfig
+
 from tests.support.cli import ROOT
+from tracegrade.harness.warmup import cool_down, warm_up
 from tracegrade.store import connect
 
 
@@ -38,3 +44,12 @@ def test_the_first_turn_imports_what_later_turns_do(tmp_path: Path) -> None:
     connection.close()
     assert stored == [(8, 0)]  # the eval's turns, and no traffic turn of the warm-up
     assert warm_up_spans == [(0,)]
+
+
+def test_the_warm_up_logs_no_warning(caplog: pytest.LogCaptureFixture) -> None:
+    # A Python API caller sees ADK's warnings (the CLI quiets them): one naming the
+    # warm-up's agent, which the user never wrote, would only puzzle them.
+    with caplog.at_level(logging.WARNING):
+        asyncio.run(warm_up(RunConfig()))
+    cool_down()
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []

@@ -39,7 +39,12 @@ class _WarmUpModel(BaseLlm):
             if answered
             else types.Part(function_call=types.FunctionCall(name="noop", args={}))
         )
-        yield LlmResponse(content=types.Content(role="model", parts=[part]))
+        # Usage reported (as none), so ADK logs no "missing token usage" warning naming an
+        # agent the user never wrote.
+        usage = types.GenerateContentResponseUsageMetadata(
+            prompt_token_count=0, candidates_token_count=0, total_token_count=0
+        )
+        yield LlmResponse(content=types.Content(role="model", parts=[part]), usage_metadata=usage)
 
 
 def noop() -> dict[str, Any]:

@@ -102,6 +102,24 @@ def run_row(reader: Reader, run_id: str) -> Row:
     return rows[0]
 
 
+def check_rule(reader: Reader, rule: str) -> None:
+    """A rule that never scored traffic is refused, naming the closest rule that did."""
+    found = records(
+        reader,
+        "SELECT DISTINCT selection->>'rule' AS rule FROM scorings "
+        "WHERE run_id IS NULL AND selection->>'rule' IS NOT NULL ORDER BY 1",
+    )
+    known = [str(row["rule"]) for row in found]
+    if rule in known:
+        return
+    near = closest(rule, known)
+    hint = f"did you mean '{near}'? " if near else ""
+    listed = ", ".join(known) if known else "none yet"
+    raise ReportError(
+        f"no online rule '{rule}' has scored traffic ({hint}rules that have: {listed})"
+    )
+
+
 def _only(cases: list[CaseKey] | None, table: str = "") -> tuple[str, list[Any]]:
     """A filter to the given cases (all when None), and its parameter."""
     if cases is None:

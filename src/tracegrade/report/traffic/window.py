@@ -12,7 +12,6 @@ held to the criteria of the rule's latest scoring in the window.
 
 from __future__ import annotations
 
-import difflib
 import functools
 import time
 from dataclasses import dataclass
@@ -24,7 +23,7 @@ from tracegrade.exit_codes import ExitCode
 from tracegrade.report.diff_measures import DiffTolerances
 from tracegrade.report.judges import JudgeUsage
 from tracegrade.report.models import Criterion, RunMetric
-from tracegrade.report.queries import ReportError, find_scoring, iso_utc
+from tracegrade.report.queries import check_rule, find_scoring, iso_utc
 from tracegrade.report.summary import run_metrics, scoring_info
 from tracegrade.report.traffic.build import SAMPLING_CAVEAT, TrafficReport, traffic_rows
 from tracegrade.report.traffic_diff.build import TrafficDiff, compare_reports
@@ -160,24 +159,6 @@ def diff_windows(
 @functools.cache
 def _window_scores() -> str:
     return (queries_dir() / "report" / "rule_window_scores.sql").read_text()
-
-
-def check_rule(reader: Reader, rule: str) -> None:
-    """A rule that never scored traffic is refused, naming the closest rule that did."""
-    found = records(
-        reader,
-        "SELECT DISTINCT selection->>'rule' AS rule FROM scorings "
-        "WHERE run_id IS NULL AND selection->>'rule' IS NOT NULL ORDER BY 1",
-    )
-    known = [str(row["rule"]) for row in found]
-    if rule in known:
-        return
-    close = difflib.get_close_matches(rule, known, n=1)
-    hint = f"did you mean '{close[0]}'? " if close else ""
-    listed = ", ".join(known) if known else "none yet"
-    raise ReportError(
-        f"no online rule '{rule}' has scored traffic ({hint}rules that have: {listed})"
-    )
 
 
 def _run_rows(

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from tracegrade.report.diff_measures import DiffTolerances
-from tracegrade.report.queries import ReportError
+from tracegrade.report.queries import ReportError, check_rule
 from tracegrade.report.traffic.build import (
     TrafficReport,
     TrafficRow,
@@ -122,9 +122,11 @@ def latest_two(reader: Reader, rule: str) -> tuple[str, str]:
         "ORDER BY scored_at DESC, scoring_id DESC LIMIT 2",
         [rule],
     )
+    if not found:
+        check_rule(reader, rule)  # refused, naming the closest rule that did score
     if len(found) < 2:
         raise ReportError(
-            f"rule '{rule}' has {plural(len(found), 'scoring')} stored; a diff needs two "
+            f"rule '{rule}' has 1 scoring stored; a diff needs two "
             "(`tracegrade runs --traffic` lists them)"
         )
     return str(found[1]["scoring_id"]), str(found[0]["scoring_id"])
