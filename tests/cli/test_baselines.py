@@ -372,3 +372,12 @@ def test_the_ci_recipe_main_artifact_then_a_fresh_machine(tmp_path: Path) -> Non
     # The fresh machine's run has no tag: no tags column.
     header = invoke("runs", "--db", str(fresh / "cli.duckdb")).stdout.splitlines()[0]
     assert header.split()[:2] == ["run", "started"]
+
+
+def test_the_diff_below_a_failing_run_ends_with_the_commands_exit_code(history: History) -> None:
+    """A failed run with nothing regressed exits 1 for its gate: the diff printed below it
+    says that code, not the 0 the diff alone would give."""
+    done = invoke("report", history.second, "--baseline", history.second, "--db", str(history.db))
+    assert done.exit_code == ExitCode.GATE_FAILED, done.output
+    last = done.stdout.rstrip().splitlines()[-1]
+    assert last == "No regression → exit code 1 (quality gate failed)", done.stdout

@@ -45,10 +45,10 @@ def emit_report(
         diff = base.diff(reader, run) if base else None
         if html or markdown:
             _emit_pages(reader, scoring, diff, html, markdown)
-        if diff is not None and not markdown:
-            _print_diff(diff)
         if diff is not None and diff.regressed and code == ExitCode.OK:
             code = ExitCode.GATE_FAILED
+        if diff is not None and not markdown:
+            _print_diff(diff, code)
     return code
 
 
@@ -154,10 +154,10 @@ def _emit_run(
     return ExitCode(overview.exit_code), overview.run.run_id, overview.scoring.scoring_id
 
 
-def _print_diff(diff: RunDiff) -> None:
+def _print_diff(diff: RunDiff, code: ExitCode) -> None:
     from tracegrade.report import render_diff
 
-    typer.echo(render_diff(diff, width=width(), color=_color()), nl=False)
+    typer.echo(render_diff(diff, width=width(), color=_color(), exit_code=code), nl=False)
 
 
 def _emit_pages(

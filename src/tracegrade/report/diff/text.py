@@ -21,11 +21,15 @@ _LISTED: dict[Category, str] = {
 }
 
 
-def render_diff(diff: RunDiff, width: int | None = 100, color: bool = False) -> str:
-    return to_text(_lines(scrubbed(diff)), width=width or UNBOUNDED, color=color)
+def render_diff(
+    diff: RunDiff, width: int | None = 100, color: bool = False, exit_code: ExitCode | None = None
+) -> str:
+    """The diff, ending with `exit_code` (the command's, when the diff follows a run's
+    report) or else the diff's own."""
+    return to_text(_lines(scrubbed(diff), exit_code), width=width or UNBOUNDED, color=color)
 
 
-def _lines(diff: RunDiff) -> Iterator[Text]:
+def _lines(diff: RunDiff, exit_code: ExitCode | None) -> Iterator[Text]:
     yield Text(f"Diff {diff.base_run_id} → {diff.new_run_id}", style="bold")
     yield Text(f"scorings {diff.base_scoring_id} → {diff.new_scoring_id}")
     yield Text()
@@ -44,12 +48,18 @@ def _lines(diff: RunDiff) -> Iterator[Text]:
         if ids:
             yield Text(f"{title.lower()}: {', '.join(ids)}")
     yield Text()
-    yield _verdict(diff)
+    yield _verdict(diff, exit_code)
 
 
-def _verdict(diff: RunDiff) -> Text:
-    code = ExitCode.GATE_FAILED if diff.failed else ExitCode.OK
+def _verdict(diff: RunDiff, exit_code: ExitCode | None) -> Text:
+    # Below a run's report the command's exit code is the run's gate and the diff together:
+    # the diff's own would contradict the line above it ("FAILED → exit 1", "→ exit 0").
+    code = exit_code if exit_code is not None else _own_code(diff)
     return Text(
         f"{diff.summary} → exit code {exit_meaning(code)}",
-        style="bold red" if diff.failed else "bold green",
+        style="bold red" if code != ExitCode.OK else "bold green",
     )
+
+
+def _own_code(diff: RunDiff) -> ExitCode:
+    return ExitCode.GATE_FAILED if diff.failed else ExitCode.OK
