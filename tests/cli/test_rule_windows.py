@@ -160,3 +160,26 @@ def test_an_empty_window_is_one_line_and_exit_6(db: Path) -> None:
     )
     alone = invoke("diff", "--db", str(db), "--window", "24h")
     assert alone.exit_code == ExitCode.USAGE_ERROR
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (
+            ["--rule", "budgts"],
+            "--rule budgts needs --window (24h, 7d, 90m): the rule's last window",
+        ),
+        (["--window", "24h"], "--window 24h needs --rule NAME: the window of which online rule"),
+        (
+            ["latest", "--rule", "budgets", "--window", "24h"],
+            "--rule budgets --window 24h is a rule's window: give no run or scoring id",
+        ),
+    ],
+    ids=["rule-alone", "window-alone", "with-a-run"],
+)
+def test_report_says_which_half_of_a_rules_window_is_missing(
+    tmp_path: Path, args: list[str], expected: str
+) -> None:
+    result = invoke("report", *args, "--db", str(tmp_path / "none.duckdb"))
+    assert result.exit_code == ExitCode.USAGE_ERROR
+    assert one_line_error(result.stderr) == f"tracegrade: {expected}"

@@ -53,8 +53,12 @@ def report(
     from tracegrade.cli._report import emit_report, emit_traffic, is_traffic_scoring
 
     prepare_outputs({"--json": json_path, "--junit": junit, "--html": html})
-    if (rule is None) != (window is None) or (rule is not None and run is not None):
-        raise fail("a rule's window is --rule NAME --window 24h, without a run or scoring id")
+    if rule is not None and window is None:
+        raise fail(f"--rule {rule} needs --window (24h, 7d, 90m): the rule's last window")
+    if window is not None and rule is None:
+        raise fail(f"--window {window} needs --rule NAME: the window of which online rule")
+    if rule is not None and run is not None:
+        raise fail(f"--rule {rule} --window {window} is a rule's window: give no run or scoring id")
     with user_errors():
         if rule is not None and window is not None:
             if baseline or html:
