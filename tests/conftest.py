@@ -9,6 +9,7 @@ from opentelemetry import trace
 from opentelemetry.sdk.trace import TracerProvider
 
 from tests.support.adk_run import ROUTER as _router
+from tests.support.new_database import new_database
 from tests.support.tiers import guarded, starts_process
 from tracegrade.capture import BlockingSpanProcessor, DuckDBSpanExporter
 from tracegrade.store import SpanWriter
@@ -51,7 +52,7 @@ def db_path(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def writer(db_path: Path) -> Iterator[SpanWriter]:
-    w = SpanWriter.open(db_path)
+    w = SpanWriter.open(new_database(db_path))
     yield w
     w.close()
 

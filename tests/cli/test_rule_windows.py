@@ -16,6 +16,7 @@ import duckdb
 import pytest
 
 from tests.support.cli import invoke, one_line_error
+from tests.support.new_database import new_database
 from tests.support.span_factory import adk_like_spans
 from tracegrade.capture import DuckDBSpanExporter
 from tracegrade.exit_codes import ExitCode
@@ -45,7 +46,7 @@ def _passes(db: Path, rescore: bool) -> None:
         adk_like_spans(4, seed=2, start_ns=now - 5 * HOUR_NS, failing_tools={0, 1, 2}),
         adk_like_spans(2, seed=3, start_ns=now - HOUR_NS),
     ]
-    writer = SpanWriter.open(db)
+    writer = SpanWriter.open(new_database(db))
     try:
         exporter = DuckDBSpanExporter(writer=writer)
         connection = writer.connection.cursor()

@@ -15,6 +15,7 @@ import pytest
 
 from tests.support.archive import RUNS_FIXTURE, traffic_db
 from tests.support.cli import invoke, one_line_error
+from tests.support.new_database import new_database
 from tracegrade.exit_codes import ExitCode
 from tracegrade.ingest.files import ingest_file
 from tracegrade.store import SpanWriter
@@ -42,7 +43,7 @@ def _shard_file(path: Path, shard: int) -> Path:
 
 
 def _database(path: Path, otlp: Path) -> Path:
-    writer = SpanWriter.open(path)
+    writer = SpanWriter.open(new_database(path))
     assert ingest_file(otlp, writer).stored > 0
     writer.close()
     return path

@@ -15,6 +15,7 @@ import pytest
 from opentelemetry.sdk.trace import ReadableSpan
 
 from tests.support.cli import invoke, one_line_error
+from tests.support.new_database import new_database
 from tests.support.span_factory import adk_like_spans
 from tracegrade.capture import DuckDBSpanExporter
 from tracegrade.exit_codes import ExitCode
@@ -29,7 +30,7 @@ V2 = {"service.name": "shop", "service.version": "1.1.0"}
 
 
 def _store(db: Path, spans: list[ReadableSpan]) -> None:
-    writer = SpanWriter.open(db)
+    writer = SpanWriter.open(new_database(db))
     exporter = DuckDBSpanExporter(writer=writer)
     try:
         assert exporter.export(spans).name == "SUCCESS"

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli import invoke, one_line_error, tracegrade
+from tests.support.new_database import new_database
 from tests.support.paths import DATA
 from tracegrade.exit_codes import ExitCode
-from tracegrade.store import connect
 
 FLAKY = DATA / "evalsets" / "harness" / "flaky.evalset.json"
 
@@ -70,9 +70,7 @@ def test_an_empty_eval_set_records_no_run(tmp_path: Path) -> None:
 
 @pytest.fixture
 def db(tmp_path: Path) -> Path:
-    path = tmp_path / "views.duckdb"
-    connect(path).close()
-    return path
+    return new_database(tmp_path / "views.duckdb")
 
 
 @pytest.mark.parametrize(

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib
 import json
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
@@ -20,9 +22,12 @@ from tests.examples.home_example import (
     run_example,
     trajectories,
 )
-from tracegrade.capture import BlockingSpanProcessor
+from tests.support.adk_run import ROUTER
+from tests.support.new_database import new_database
+from tracegrade.capture import BlockingSpanProcessor, DuckDBSpanExporter
 from tracegrade.exit_codes import ExitCode
-from tracegrade.scoring import Selection, load_scoring_config, score
+from tracegrade.harness import RunResult
+from tracegrade.scoring import ScoringResult, Selection, load_scoring_config, score
 from tracegrade.store import SpanWriter
 from tracegrade.testing import ScriptedLlm, ScriptedUser, load_script
 
@@ -32,13 +37,39 @@ def agent_module(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
     return offline_agent_module(monkeypatch)
 
 
-def test_exactly_the_intended_case_fails_and_nothing_errors(
-    captured: BlockingSpanProcessor, writer: SpanWriter
-) -> None:
-    result = run_example(captured)
+@dataclass(frozen=True)
+class Example:
+    """The example run as `tracegrade run` runs it, scored with the config beside its eval set,
+    in `writer`'s database."""
+
+    result: RunResult
+    scored: ScoringResult
+    writer: SpanWriter
+
+
+@pytest.fixture(scope="module")
+def example(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Example]:
+    """One run for the tests that only read it (a run replays every case, then the judge)."""
+    db = new_database(tmp_path_factory.mktemp("home") / "home.duckdb")
+    writer = SpanWriter.open(db)
+    processor = BlockingSpanProcessor(DuckDBSpanExporter(writer=writer))
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        offline_agent_module(monkeypatch)
+        ROUTER.target = processor
+        try:
+            result = run_example(processor)
+        finally:
+            ROUTER.target = None
     loaded = load_scoring_config(None, [str(EVALSET)])
-    assert loaded.source == CONFIG  # found beside the eval set, as adk eval finds it
     scored = score(writer.connection, Selection(run_id=result.run_id), loaded.config, loaded.specs)
+    yield Example(result, scored, writer)
+    processor.shutdown()
+    writer.close()
+
+
+def test_exactly_the_intended_case_fails_and_nothing_errors(example: Example) -> None:
+    result, scored = example.result, example.scored
+    assert load_scoring_config(None, [str(EVALSET)]).source == CONFIG  # as adk eval finds it
 
     assert [o.case_id for o in result.errors] == []
     assert scored.error_rate == 0
@@ -51,12 +82,8 @@ def test_exactly_the_intended_case_fails_and_nothing_errors(
     assert scored.exit_code == ExitCode.GATE_FAILED
 
 
-def test_the_failure_shows_the_wrong_device(
-    captured: BlockingSpanProcessor, writer: SpanWriter
-) -> None:
-    result = run_example(captured)
-    loaded = load_scoring_config(None, [str(EVALSET)])
-    scored = score(writer.connection, Selection(run_id=result.run_id), loaded.config, loaded.specs)
+def test_the_failure_shows_the_wrong_device(example: Example) -> None:
+    result, scored, writer = example.result, example.scored, example.writer
     (detail,) = writer.connection.execute(
         "SELECT detail FROM scores WHERE scoring_id = ? AND level = 'turn' AND case_id = ? "
         "AND metric = 'tool_trajectory_avg_score'",
@@ -81,14 +108,10 @@ def test_the_failure_shows_the_wrong_device(
     }
 
 
-def test_the_judge_finds_the_claim_the_tools_contradict(
-    captured: BlockingSpanProcessor, writer: SpanWriter
-) -> None:
+def test_the_judge_finds_the_claim_the_tools_contradict(example: Example) -> None:
     """The example's judged metric runs offline, on the scripted judge: only the bedside
     lamp's answer is contradicted by what its tool call did."""
-    result = run_example(captured)
-    loaded = load_scoring_config(None, [str(EVALSET)])
-    scored = score(writer.connection, Selection(run_id=result.run_id), loaded.config, loaded.specs)
+    scored, writer = example.scored, example.writer
     rows = writer.connection.execute(
         "SELECT case_id, score, detail FROM scores WHERE scoring_id = ? AND level = 'turn' "
         "AND metric = 'hallucinations_v1'",
@@ -145,12 +168,8 @@ def test_the_simulated_user_is_gemini_when_a_key_is_set(monkeypatch: pytest.Monk
     assert isinstance(user.user(), Gemini)  # type: ignore[attr-defined]
 
 
-def test_the_wrong_typed_argument_fails_validity_with_its_reason(
-    captured: BlockingSpanProcessor, writer: SpanWriter
-) -> None:
-    result = run_example(captured)
-    loaded = load_scoring_config(None, [str(EVALSET)])
-    scored = score(writer.connection, Selection(run_id=result.run_id), loaded.config, loaded.specs)
+def test_the_wrong_typed_argument_fails_validity_with_its_reason(example: Example) -> None:
+    result, scored, writer = example.result, example.scored, example.writer
     (score_value, detail) = writer.connection.execute(
         "SELECT score, detail FROM scores WHERE scoring_id = ? AND level = 'turn' AND case_id = ? "
         "AND metric = 'tool_call_validity'",
@@ -205,10 +224,8 @@ def test_no_case_leaks_state_in_any_order_or_concurrency(
     }
 
 
-def test_numbers_match_by_value_as_in_adk(
-    captured: BlockingSpanProcessor, writer: SpanWriter
-) -> None:
-    result = run_example(captured)
+def test_numbers_match_by_value_as_in_adk(example: Example) -> None:
+    result, writer = example.result, example.writer
     sent = writer.connection.execute(
         "SELECT c.args FROM tool_calls c JOIN turns t USING (turn_id) "
         "WHERE t.run_id = ? AND t.case_id = 'bedroom_to_21'",

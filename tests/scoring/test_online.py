@@ -12,6 +12,7 @@ import duckdb
 import pytest
 from opentelemetry.sdk.trace import ReadableSpan
 
+from tests.support.new_database import new_database
 from tests.support.span_factory import adk_like_spans
 from tracegrade.capture import DuckDBSpanExporter
 from tracegrade.errors import ConfigError
@@ -38,7 +39,7 @@ class _Exporter:
 
 @pytest.fixture
 def store(tmp_path: Path) -> Iterator[tuple[SpanWriter, _Exporter]]:
-    writer = SpanWriter.open(tmp_path / "online.duckdb")
+    writer = SpanWriter.open(new_database(tmp_path / "online.duckdb"))
     yield writer, _Exporter(writer)
     writer.close()
 

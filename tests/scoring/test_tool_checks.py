@@ -99,8 +99,9 @@ def _call(turn: str, seq: int, result: str | None, **extra: Any) -> dict[str, An
     return base | {"is_error": False, "args_captured": True} | extra
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def connection() -> duckdb.DuckDBPyConnection:
+    """One for the module (a new one makes every view, ~1 s): load_inputs empties the tables."""
     return connect(":memory:")
 
 

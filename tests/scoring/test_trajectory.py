@@ -47,12 +47,14 @@ OBSERVED = [
 ]
 
 
-_SHARED = connect(":memory:")  # hypothesis examples reuse it: load_inputs empties the tables
+# Every test and hypothesis example reuses it (a new one makes every view, ~1 s):
+# load_inputs empties the tables.
+_SHARED = connect(":memory:")
 
 
 @pytest.fixture
 def connection() -> duckdb.DuckDBPyConnection:
-    return connect(":memory:")
+    return _SHARED
 
 
 def _as_adk(calls: list[Call]) -> list[tuple[str, dict[str, Any] | None]]:
@@ -106,7 +108,9 @@ CALLS = st.lists(st.builds(Call, NAMES, ARGS), max_size=5)
 TURNS = st.lists(st.tuples(CALLS, CALLS), min_size=1, max_size=40)
 
 
-@settings(max_examples=60, deadline=None)
+# 20 examples of up to 40 turns: the same parity is checked on 400 generated cases for every
+# match type, with and without args (tests/peer/test_scoring.py), in the fast tier too.
+@settings(max_examples=20, deadline=None)
 @given(turns=TURNS, match_type=st.sampled_from(ADK_TYPES), ignore_args=st.booleans())
 def test_sql_equals_adk_on_random_trajectories(
     turns: list[tuple[list[Call], list[Call]]], match_type: str, ignore_args: bool
@@ -126,7 +130,9 @@ def test_sql_equals_adk_on_random_trajectories(
     assert [ours[t] for t in turn_ids] == adk
 
 
-@settings(max_examples=60, deadline=None)
+# 30 examples of up to 40 turns: the scorer's comparison itself (tg_traj_score) is checked
+# against the reference per turn below, on 200 examples.
+@settings(max_examples=30, deadline=None)
 @given(
     turns=TURNS,
     match_type=st.sampled_from(ALL_TYPES),

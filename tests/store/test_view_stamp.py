@@ -1,8 +1,10 @@
-"""A read-only open uses the file's own views when this tracegrade made them (a read command's
-start skips binding them all again), and defines its own when another one replaced them."""
+"""An open uses the file's own views when this tracegrade made them (a read command's start,
+and every writer's open, skip binding them all again), and defines its own when another one
+replaced them."""
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import duckdb
@@ -22,6 +24,16 @@ def test_views_this_tracegrade_stored_are_used_as_they_are(db_path: Path) -> Non
     with connect(db_path, read_only=True) as reading:
         assert _temporary_views(reading) == set()
         assert reading.execute("SELECT count(*) FROM turns").fetchall() == [(0,)]
+
+
+def test_a_writable_open_of_a_file_this_tracegrade_made_leaves_it_as_it_is(
+    db_path: Path,
+) -> None:
+    connect(db_path).close()
+    before = hashlib.sha256(db_path.read_bytes()).digest()
+    with connect(db_path) as writing:  # no view made again: nothing written
+        assert writing.execute("SELECT count(*) FROM turns").fetchall() == [(0,)]
+    assert hashlib.sha256(db_path.read_bytes()).digest() == before
 
 
 def test_a_view_another_tracegrade_replaced_is_defined_again_for_the_connection(

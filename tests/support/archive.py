@@ -7,6 +7,7 @@ from pathlib import Path
 
 import duckdb
 
+from tests.support.new_database import new_database
 from tests.support.paths import DATA
 from tests.support.span_factory import adk_like_spans, session_spans
 from tracegrade.capture import DuckDBSpanExporter
@@ -25,7 +26,7 @@ SPAN_KEY = (
 
 
 def traffic_db(path: Path, seeds: range = TRAFFIC_SEEDS, turns: int = 3) -> Path:
-    writer = SpanWriter.open(path)
+    writer = SpanWriter.open(new_database(path))
     exporter = DuckDBSpanExporter(writer=writer)
     for seed in seeds:
         exporter.export(adk_like_spans(turns, seed=seed, random_ids=True))
@@ -38,7 +39,7 @@ def long_session_db(path: Path, now_ns: int) -> Path:
     """An application's session wrapped in one trace of its own: a turn 3 days before
     `now_ns` and one an hour before it (1,000 prompt tokens each), under a root span begun
     with the first; and a trace of one turn 2 days before `now_ns`."""
-    writer = SpanWriter.open(path)
+    writer = SpanWriter.open(new_database(path))
     exporter = DuckDBSpanExporter(writer=writer)
     hour = 3600 * 10**9
     exporter.export(session_spans([now_ns - 72 * hour, now_ns - hour], seed=1))
@@ -50,7 +51,7 @@ def long_session_db(path: Path, now_ns: int) -> Path:
 
 def adk_traffic_db(path: Path) -> Path:
     """Real ADK traffic with the user's text captured (tests/data/traces/adk_v2_*)."""
-    writer = SpanWriter.open(path)
+    writer = SpanWriter.open(new_database(path))
     for trace_file in sorted((DATA / "traces").glob("adk_v2_*.otlp.jsonl")):
         ingest_file(trace_file, writer)
     writer.close()
@@ -58,7 +59,7 @@ def adk_traffic_db(path: Path) -> Path:
 
 
 def eval_runs_db(path: Path) -> Path:
-    writer = SpanWriter.open(path)
+    writer = SpanWriter.open(new_database(path))
     ingest_file(RUNS_FIXTURE, writer)
     writer.close()
     return path

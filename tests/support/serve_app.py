@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.serve.helpers import JSON, Reply
+from tests.support.new_database import new_database
 from tracegrade.server.asgi import HttpApp, Message
 from tracegrade.server.config import ServeConfig
 from tracegrade.server.memory import MIB, MemoryBudget
@@ -30,7 +31,7 @@ class ServeApp:
         self.db = db
         self.config = ServeConfig(db=db, grpc_port=0, token=token)
         self.auth = {"authorization": f"Bearer {token}"} if token else {}
-        self._writer = SpanWriter.open(db)
+        self._writer = SpanWriter.open(new_database(db))
         lock_down(self._writer.connection)  # as serve locks its connection: SQL cannot undo it
         self._parts = Parts.build(
             self.config, self._writer, MemoryBudget(self.config.memory_mb * MIB)

@@ -65,12 +65,12 @@ def connect(
     """Open the database, migrated and with every view of `queries/views/` in place.
 
     A writable open migrates the file and (re)creates the views in it, so any DuckDB
-    client sees them. A read-only open never changes the file: it refuses a file that
-    lacks migrations and uses the file's views when this tracegrade made them, else defines
-    them as temporary ones, current for this tracegrade (see `view_stamp`). The view
-    functions (the tool-call check) are registered, unless `view_functions` is false: a
-    read command's `LocalReader` registers them when a query needs them (see
-    `store.view_functions`).
+    client sees them, unless this tracegrade made them and no migration ran. A read-only
+    open never changes the file: it refuses a file that lacks migrations and uses the
+    file's views when this tracegrade made them, else defines them as temporary ones,
+    current for this tracegrade (see `view_stamp`). The view functions (the tool-call
+    check) are registered, unless `view_functions` is false: a read command's `LocalReader`
+    registers them when a query needs them (see `store.view_functions`).
     Where the database has an archive, `spans` reads the hot table and the archive's
     Parquet files as one, for this connection (see `archive_location`). A damaged log is
     refused, or with `discard_damaged_log` moved aside (see `log_guard`).
@@ -82,12 +82,12 @@ def connect(
     connection = _open(db, read_only)
     try:
         _require_whole(connection, db)
+        migrated: list[str] = []
         if read_only:
             _require_migrated(connection, db)
         else:
-            apply_macros(connection)  # a migration may use one (004 fills spans.attrs)
-            migrate(connection)
-        apply_views(connection, temporary=read_only)
+            migrated = _migrate(connection)
+        apply_views(connection, temporary=read_only, reuse=not migrated)
         if view_functions:
             register_view_functions(connection)
         layer_archive(connection)
@@ -100,11 +100,15 @@ def connect(
     return connection
 
 
-def apply_views(connection: duckdb.DuckDBPyConnection, *, temporary: bool = False) -> None:
-    """(Re)create the SQL macros and views, in file order (macros first: views use them);
-    temporary ones only where the file's own are not this tracegrade's (see view_stamp)."""
+def apply_views(
+    connection: duckdb.DuckDBPyConnection, *, temporary: bool = False, reuse: bool = True
+) -> None:
+    """(Re)create the SQL macros and views, in file order (macros first: views use them),
+    unless with `reuse` the file's own are this tracegrade's (see view_stamp): binding them
+    all again is most of a writable open (~0.8 s), paid by every `run`, `score` and writer.
+    A migration that just ran may have changed the tables under them: then no `reuse`."""
     macros, views = sql_files("macros"), sql_files("views")
-    if temporary and view_stamp.is_current(connection, macros, views):
+    if reuse and view_stamp.is_current(connection, macros, views):
         return
     _apply(macros, connection, temporary)
     _apply(views, connection, temporary)
@@ -112,8 +116,12 @@ def apply_views(connection: duckdb.DuckDBPyConnection, *, temporary: bool = Fals
         view_stamp.stamp(connection, macros, views)
 
 
-def apply_macros(connection: duckdb.DuckDBPyConnection, *, temporary: bool = False) -> None:
-    _apply(sql_files("macros"), connection, temporary)
+def _migrate(connection: duckdb.DuckDBPyConnection) -> list[str]:
+    """The migrations that ran; none (and no macros made) where the file has them all."""
+    if not pending(connection):
+        return []
+    _apply(sql_files("macros"), connection, False)  # a migration may use one (004 fills attrs)
+    return migrate(connection)
 
 
 def _apply(paths: list[Path], connection: duckdb.DuckDBPyConnection, temporary: bool) -> None:

@@ -1,4 +1,4 @@
-"""Whether the views stored in a file are this tracegrade's, so a read-only open can use them.
+"""Whether the views stored in a file are this tracegrade's, so an open can use them as they are.
 
 A read-only open cannot replace the file's views, so it used to define every view again as a
 temporary one: DuckDB binds each as it is made, most of a read command's start (~0.2 s
@@ -6,7 +6,8 @@ quiet, for `tracegrade sql "select 1"`). A writable open now stamps each view it
 a digest of the macro and view files (`COMMENT ON VIEW`); a read-only open that finds every
 view stamped with its own digest uses the stored ones. `CREATE OR REPLACE` drops a view's
 comment, so a file whose views another tracegrade made since fails the check and gets the
-temporary views as before.
+temporary views as before. A writable open likewise keeps views stamped with its digest
+(unless a migration just ran), where it used to make them all again on every open.
 """
 
 from __future__ import annotations
