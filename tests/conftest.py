@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,6 +22,11 @@ settings.load_profile("tracegrade")
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # pytest-xdist's workers run with COLUMNS=80 and LINES=24 set (a developer's shell may
+    # export them too): the commands tests start would then wrap their reports at 80
+    # columns, as they do for a user who asked for that width. Tests choose a width themselves.
+    for name in ("COLUMNS", "LINES"):
+        os.environ.pop(name, None)
     provider = TracerProvider()
     provider.add_span_processor(_router)
     trace.set_tracer_provider(provider)
