@@ -136,9 +136,12 @@ def test_the_readme_keeps_its_two_first_screen_commands() -> None:
     assert blocks[:2] == [
         "python3 -m venv .venv && .venv/bin/pip install -q -e '.[dev]' && "
         ".venv/bin/tracegrade run examples/home_automation --agent examples/home_automation\n",
-        ".venv/bin/pytest\n",
+        ".venv/bin/pytest -n auto --dist loadfile\n",
     ]
     assert len(readme.splitlines()) <= 350  # a front page; the manual is docs/
+    # CI runs the tests as the README says to, and ends with them.
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert ci.rstrip().splitlines()[-1] == blocks[1].strip()
 
 
 def test_the_readme_links_only_to_files_that_exist() -> None:
