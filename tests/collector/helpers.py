@@ -49,6 +49,9 @@ class Collector:
             self.process.wait()
 
 
+_NO_OWN_METRICS = "service:\n  telemetry:\n    metrics:\n      level: none\n"
+
+
 def start_collector(binary: Path, config: str, workdir: Path, env: dict[str, str]) -> Collector:
     grpc_port, http_port, health_port = free_port(), free_port(), free_port()
     environ = {
@@ -62,9 +65,13 @@ def start_collector(binary: Path, config: str, workdir: Path, env: dict[str, str
         **env,
     }
     log = workdir / f"collector-{http_port}.log"
+    # The Collector's own metrics listen on localhost:8888 by default, which two Collectors
+    # (tests on two workers, or a developer's own) cannot share; they are not under test.
+    quiet = workdir / f"collector-{http_port}-no-own-metrics.yaml"
+    quiet.write_text(_NO_OWN_METRICS)
     with log.open("wb") as stderr:
         process = subprocess.Popen(
-            [str(binary), f"--config={CONFIG_DIR / config}"],
+            [str(binary), f"--config={CONFIG_DIR / config}", f"--config={quiet}"],
             stdout=subprocess.DEVNULL,
             stderr=stderr,
             env=environ,
