@@ -142,6 +142,8 @@ def _open(db: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
         )
     if not read_only:
         db.parent.mkdir(parents=True, exist_ok=True)
+        if (unwritable := damage.unwritable_folder(db)) is not None:
+            raise unwritable
     try:
         return duckdb.connect(str(db), read_only=read_only)
     except duckdb.Error as exc:

@@ -108,13 +108,23 @@ def _damaged_log(db: Path, at: int) -> str:
     )
 
 
-def _cannot_write(db: Path, message: str) -> str:
+def unwritable_folder(db: Path) -> DatabaseError | None:
+    """The error for a database whose folder this user cannot write, found before DuckDB
+    needs to: a writable open that changes nothing (its views current) writes no log, so the
+    command would otherwise fail at its first write, or at a file of its own beside it."""
     folder = db.parent
-    if not os.access(folder, os.W_OK):
-        return (
-            f"cannot write {db}: DuckDB keeps its write-ahead log ({wal_path(db).name}) "
-            f"beside the database, and this user cannot write the folder {folder}. Make it "
-            "writable, or move the database to a folder that is; read-only commands "
-            "(`tracegrade sql`, `report`) work as they are"
-        )
+    if os.access(folder, os.W_OK):
+        return None
+    return DatabaseError(
+        f"cannot write {db}: DuckDB keeps its write-ahead log ({wal_path(db).name}) "
+        f"beside the database, and this user cannot write the folder {folder}. Make it "
+        "writable, or move the database to a folder that is; read-only commands "
+        "(`tracegrade sql`, `report`) work as they are"
+    )
+
+
+def _cannot_write(db: Path, message: str) -> str:
+    unwritable = unwritable_folder(db)
+    if unwritable is not None:
+        return str(unwritable)
     return f"cannot write {db} ({message}): check the permissions of the file and its folder"
