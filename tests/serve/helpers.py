@@ -47,6 +47,16 @@ class Reply:
         return json.loads(self.body)
 
 
+def when_scoring_is_free(send: Callable[[], Reply], within_s: float, why: str) -> Reply:
+    """`send()` again while serve's one scoring slot is taken (429: an online rule's pass, or
+    a scoring before), as a client told to retry does; fails with `why` after `within_s`."""
+    deadline = time.monotonic() + within_s
+    while (reply := send()).status == 429:
+        assert time.monotonic() < deadline, why
+        time.sleep(0.1)
+    return reply
+
+
 @dataclass
 class Server:
     process: subprocess.Popen[bytes]

@@ -16,7 +16,7 @@ from tests.support.judging import USER, house_agent, scenario_invocations
 from tracegrade.capture import BlockingSpanProcessor
 from tracegrade.store import SpanWriter
 
-from .helpers import JSON, Reply, Server, start_server
+from .helpers import JSON, Reply, Server, start_server, when_scoring_is_free
 
 ANSWERED_FIRST = 2
 # Imported by the serve process, by the name the criteria give its judges.
@@ -123,10 +123,9 @@ def test_a_stopped_scoring_stops_its_judges_and_keeps_what_was_paid_for(
             )
             _wait_for(tmp_path / "hanging")
         # Unstopped, its judge would hold the one scoring slot for an hour (429 meanwhile).
-        deadline = time.monotonic() + 60
-        while (reply := _score(server, "HANGING")).status == 429:
-            assert time.monotonic() < deadline, "the abandoned scoring's judges ran on"
-            time.sleep(0.1)
+        reply = when_scoring_is_free(
+            lambda: _score(server, "HANGING"), 60, "the abandoned scoring's judges ran on"
+        )
         assert reply.status == 200, reply.body
         usage = server.rows(
             "SELECT judgements, cached, calls FROM judge_usage WHERE scoring_id = ?",
