@@ -18,7 +18,7 @@ from typing import Any
 import duckdb
 
 from tracegrade.errors import ConfigError, DatabaseError
-from tracegrade.store.readonly import condition_tree, locked_memory_connection
+from tracegrade.store.readonly import condition_tree, locked_memory_connection, tree_nodes
 
 COLUMNS = ("name", "args", "result")
 _SOURCE = "_tg_call"
@@ -39,17 +39,10 @@ def check_predicate(expression: str) -> str:
 
 
 def _walk(root: dict[str, Any], expression: str) -> None:
-    """Every node of the tree (iteratively: it can be deeper than Python's recursion)."""
-    pending: list[Any] = [root]
-    while pending:
-        node = pending.pop()
-        if isinstance(node, list):
-            pending.extend(node)
-        elif isinstance(node, dict):
-            kind = node.get("class")
-            if kind is not None:
-                _check_node(node, kind, expression)
-            pending.extend(node.values())
+    for node in tree_nodes(root):
+        kind = node.get("class")
+        if kind is not None:
+            _check_node(node, kind, expression)
 
 
 def _check_node(node: dict[str, Any], kind: str, expression: str) -> None:

@@ -199,16 +199,22 @@ def _syntax_tree(sql: str) -> dict[str, Any]:
     return statement
 
 
-def _check_tree(root: dict[str, Any]) -> None:
-    """Walk every node (iteratively: a tree can be deeper than Python's recursion)."""
+def tree_nodes(root: Any) -> Iterator[dict[str, Any]]:
+    """Every node of a syntax tree `json_serialize_sql` gave, each an object (iteratively:
+    a tree can be deeper than Python's recursion)."""
     pending: list[Any] = [root]
     while pending:
         item = pending.pop()
         if isinstance(item, list):
             pending.extend(item)
         elif isinstance(item, dict):
-            _check_node(item)
+            yield item
             pending.extend(item.values())
+
+
+def _check_tree(root: dict[str, Any]) -> None:
+    for node in tree_nodes(root):
+        _check_node(node)
 
 
 def _check_node(node: dict[str, Any]) -> None:

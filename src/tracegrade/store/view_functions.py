@@ -27,6 +27,7 @@ from duckdb.func import SPECIAL
 from duckdb.sqltypes import BOOLEAN, VARCHAR, DuckDBPyType
 
 from tracegrade.store.canonical import canonical_json
+from tracegrade.store.readonly import tree_nodes
 
 CHECK_FUNCTION = "tg_json_schema_check"
 CANONICAL_FUNCTION = "tg_canonical_json"
@@ -98,14 +99,8 @@ class _Referenced:
         if tree.get("error"):
             return None
         found = cls()
-        pending: list[Any] = [tree["statements"]]
-        while pending:  # iteratively: a tree can be deeper than Python's recursion
-            item = pending.pop()
-            if isinstance(item, list):
-                pending.extend(item)
-            elif isinstance(item, dict):
-                found._add(item)
-                pending.extend(item.values())
+        for node in tree_nodes(tree["statements"]):
+            found._add(node)
         return found
 
     def _add(self, node: dict[str, Any]) -> None:
