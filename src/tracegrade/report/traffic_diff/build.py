@@ -126,7 +126,7 @@ def latest_two(reader: Reader, rule: str) -> tuple[str, str]:
         check_rule(reader, rule)  # refused, naming the closest rule that did score
     if len(found) < 2:
         raise ReportError(
-            f"rule '{rule}' has 1 scoring stored; a diff needs two "
+            f"rule '{rule}' has {plural(len(found), 'scoring')} stored; a diff needs two "
             "(`tracegrade runs --traffic` lists them)"
         )
     return str(found[1]["scoring_id"]), str(found[0]["scoring_id"])
