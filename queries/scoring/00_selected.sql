@@ -83,7 +83,7 @@ SELECT
     c.turn_id, c.seq, c.name,
     -- A call the model sent without arguments has none (NULL), which ADK tells from `{}`.
     CASE WHEN c.args_omitted THEN NULL ELSE tg_canonical_json(c.args) END AS args,
-    c.args_captured, c.is_error, c.error_kind, c.error_message,
+    c.args_captured, c.is_error, c.error_kind, c.error_type, c.error_message,
     c.parallel_group, c.agent_name, c.start_ns, c.end_ns,
     c.args AS raw_args, c.result, c.tool_type, c.tool_offered, c.tool_schema
 FROM scoring_tool_calls c

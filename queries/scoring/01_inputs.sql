@@ -40,6 +40,7 @@
 --   args_captured          whether the arguments were recorded (ADK records none by default)
 --   is_error               the call failed
 --   error_kind             returned_error ({"error": ...}), unknown_tool, raised, or error
+--   error_type             error.type, e.g. TOOL_ERROR, ValueError
 --   error_message          the tool's own message where it returned one, else the span's status message
 --   parallel_group         calls sharing it came from one model response, or from branches
 --                          of a ParallelAgent, so their relative order depends on timing

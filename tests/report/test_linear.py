@@ -39,6 +39,8 @@ class SyntheticRun:
             return self._calls()
         if "FROM scores" in sql:
             return self._scores(str(params[1]))
+        if "FROM duckdb_tables()" in sql:  # no turn facts: read through the views
+            return ["found"], [(0,)]
         if "FROM judge_usage" in sql:  # no judged metric
             return ["metric"], []
         if "FROM simulator_calls" in sql:  # no conversation scenario

@@ -27,9 +27,11 @@ from tests.support.cli import invoke
 from tests.support.serve_app import ServeApp
 from tests.support.span_factory import adk_like_spans
 from tracegrade.capture import BlockingSpanProcessor, DuckDBSpanExporter
+from tracegrade.report import build_report
+from tracegrade.report.queries import from_facts
 from tracegrade.scoring import Selection, load_scoring_config, score
 from tracegrade.scoring.selected import drop_selected, select_traces
-from tracegrade.store import SpanWriter, connect
+from tracegrade.store import LocalReader, SpanWriter, connect
 from tracegrade.store.turn_facts import refresh, version
 from tracegrade.store.view_functions import register_view_functions
 
@@ -80,7 +82,7 @@ def agent_module(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
     return offline_agent_module(monkeypatch)
 
 
-def test_an_eval_runs_facts_are_its_rebuilt_rows_and_score_the_same(
+def test_an_eval_runs_facts_are_its_rebuilt_rows_and_score_and_report_the_same(
     agent_module: ModuleType, captured: BlockingSpanProcessor, writer: SpanWriter
 ) -> None:
     result = run_example(captured)
@@ -100,9 +102,26 @@ def test_an_eval_runs_facts_are_its_rebuilt_rows_and_score_the_same(
     loaded = load_scoring_config(None, [str(EVALSET)])
     selection = Selection(run_id=result.run_id)
     over_facts = score(connection, selection, loaded.config, loaded.specs)
+    reader = LocalReader(connection)
+    assert from_facts(reader, result.run_id)
+    report_over_facts = build_report(reader, scoring_id=over_facts.scoring_id)
     connection.execute("DELETE FROM turn_fact_traces")  # as a database from before the facts
     assert selected(connection, read_facts=True)["rebuilt_spans"] > 0
+    assert not from_facts(reader, result.run_id)  # read through the views
+    report_over_spans = build_report(reader, scoring_id=over_facts.scoring_id)
     over_spans = score(connection, selection, loaded.config, loaded.specs)
+
+    # The report reads the same turns and calls, a failed call's error type included.
+    assert report_over_facts.model_dump() == report_over_spans.model_dump()
+    errors = [
+        call.error
+        for case in report_over_facts.cases
+        for repeat in case.repeat_results
+        for turn in repeat.turns
+        for call in turn.tool_calls
+        if call.error
+    ]
+    assert errors and all(error.type for error in errors)
 
     assert over_facts.verdict == over_spans.verdict
     assert over_facts.exit_code == over_spans.exit_code

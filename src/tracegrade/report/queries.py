@@ -7,11 +7,14 @@ Every query orders its rows, and casts what a remote endpoint could not send as 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from typing import Any
 
+from tracegrade._resources import queries_dir
 from tracegrade.errors import TracegradeError, closest
 from tracegrade.store.reader import Reader, records
 from tracegrade.store.run_identity import run_receipts, run_token
+from tracegrade.store.turn_facts import version as facts_version
 
 Row = dict[str, Any]
 CaseKey = tuple[str, str]
@@ -20,6 +23,12 @@ CaseKey = tuple[str, str]
 
 class ReportError(TracegradeError):
     """The run or scoring asked for is not in the database."""
+
+
+@functools.cache
+def report_sql(name: str) -> str:
+    """The SELECT of `queries/report/<name>.sql`."""
+    return (queries_dir() / "report" / f"{name}.sql").read_text()
 
 
 _SCORING = """
@@ -140,8 +149,11 @@ def case_rows(reader: Reader, scoring_id: str, cases: list[CaseKey] | None = Non
     )
 
 
-def turn_rows(reader: Reader, run_id: str, cases: list[CaseKey] | None = None) -> list[Row]:
-    """The run's turns (of the given cases), each with the eval set's expected response."""
+def turn_rows(
+    reader: Reader, run_id: str, facts: bool, cases: list[CaseKey] | None = None
+) -> list[Row]:
+    """The run's turns (of the given cases), each with the eval set's expected response;
+    from the turn facts when `facts` (see `from_facts`), else from the `turns` view."""
     only, params = _only(cases, "t.")
     return records(
         reader,
@@ -152,28 +164,52 @@ def turn_rows(reader: Reader, run_id: str, cases: list[CaseKey] | None = None) -
                t.input_tokens::BIGINT AS input_tokens, t.output_tokens::BIGINT AS output_tokens,
                t.total_tokens::BIGINT AS total_tokens, t.models, t.is_error, t.error_type,
                t.error_message
-        FROM turns t
+        FROM {"turn_facts" if facts else "turns"} t
         LEFT JOIN expected_turns e
           ON e.run_id = t.run_id AND e.eval_set_id = t.eval_set_id
          AND e.case_id = t.case_id AND e.turn_index = t.turn_index
         WHERE t.run_id = ?{only}
         ORDER BY t.eval_set_id, t.case_id, t.repeat, t.turn_index, t.turn_id
-        """,  # noqa: S608 — `only` holds placeholders
+        """,  # noqa: S608 — a constant table name; `only` holds placeholders
         [run_id, *params],
     )
 
 
-def call_rows(reader: Reader, trace_ids: list[str]) -> list[Row]:
+def call_rows(reader: Reader, trace_ids: list[str], facts: bool) -> list[Row]:
     """The tool calls in these traces, in order within each turn (AgentTool internals left
-    out). By trace rather than by joining `turns`: the filter reaches the spans scan, and
-    the turns view is not computed twice."""
-    return records(
+    out); from the turn facts when `facts`, else from the `tool_calls` view, by trace rather
+    than by joining `turns`: the filter reaches the spans scan, and the turns view is not
+    computed twice."""
+    if facts:
+        sql = (
+            "SELECT c.turn_id, c.seq, c.name, c.raw_args AS args, c.args_captured, c.is_error, "
+            "c.error_type, c.error_message "
+            "FROM turn_fact_calls c JOIN turn_facts t USING (turn_id) "
+            "WHERE list_contains(?, t.trace_id) ORDER BY c.turn_id, c.seq"
+        )
+    else:
+        sql = (
+            "SELECT turn_id, seq, name, args, args_captured, is_error, error_type, error_message "
+            "FROM tool_calls WHERE list_contains(?, trace_id) AND seq IS NOT NULL "
+            "ORDER BY turn_id, seq"
+        )
+    return records(reader, sql, [trace_ids])
+
+
+def from_facts(reader: Reader, run_id: str) -> bool:
+    """Whether the run's turns and calls can be read from the turn facts, which give the
+    rows the views give: every trace of the run has fresh ones
+    (queries/report/run_facts_fresh.sql). Planning the `turns` and `tool_calls` views is
+    most of a small run's report."""
+    has_facts = records(
         reader,
-        "SELECT turn_id, seq, name, args, args_captured, is_error, error_type, error_message "
-        "FROM tool_calls WHERE list_contains(?, trace_id) AND seq IS NOT NULL "
-        "ORDER BY turn_id, seq",
-        [trace_ids],
+        "SELECT count(*) AS found FROM duckdb_tables() WHERE table_name = 'turn_fact_traces' "
+        "AND schema_name = 'main' AND NOT temporary",
     )
+    if not has_facts[0]["found"]:  # a database made before migration 010
+        return False
+    fresh = records(reader, report_sql("run_facts_fresh"), [run_id, facts_version()])
+    return bool(fresh[0]["fresh"])
 
 
 def score_rows(

@@ -33,7 +33,6 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 import duckdb
-import numpy as np
 
 from tracegrade._resources import queries_dir, scoring_sql, sql_files
 from tracegrade.store.archive_location import hot_spans
@@ -103,6 +102,8 @@ def refresh(connection: duckdb.DuckDBPyConnection, traces: Iterable[str]) -> int
     """Compute the facts of `traces` that are complete, and of the traces whose eval-run
     span came among them, replacing what was stored; the traces computed. `connection`
     must be one of the keeper's own (its temporary tables are scoring's names)."""
+    import numpy as np  # only where facts are computed: `version` is read by every report
+
     candidates = np.array(sorted(set(traces)), dtype=object)
     if not len(candidates):
         return 0

@@ -3,17 +3,10 @@ page reads the DuckDB file or a running `tracegrade serve` alike."""
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
-from tracegrade._resources import queries_dir
-from tracegrade.report.queries import Row
+from tracegrade.report.queries import Row, report_sql
 from tracegrade.store.reader import Reader, records
-
-
-@functools.cache
-def report_sql(name: str) -> str:
-    return (queries_dir() / "report" / f"{name}.sql").read_text()
 
 
 def rows(reader: Reader, name: str, *params: Any) -> list[Row]:

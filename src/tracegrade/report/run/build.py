@@ -85,9 +85,11 @@ def _cases(
 def _turns(
     reader: Reader, run_id: str, scoring_id: str, gating: set[str], only: list[CaseKey] | None
 ) -> dict[RepeatKey, list[TurnReport]]:
-    turn_rows = queries.turn_rows(reader, run_id, only)
+    facts = queries.from_facts(reader, run_id)
+    turn_rows = queries.turn_rows(reader, run_id, facts, only)
+    traces = sorted({str(t["trace_id"]) for t in turn_rows})
     calls: dict[str, list[ToolCall]] = defaultdict(list)
-    for row in queries.call_rows(reader, sorted({str(t["trace_id"]) for t in turn_rows})):
+    for row in queries.call_rows(reader, traces, facts):
         calls[row["turn_id"]].append(_call(row))
     scores: dict[str, list[MetricScore]] = defaultdict(list)
     for row in queries.score_rows(reader, scoring_id, "turn", only):
