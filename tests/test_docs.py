@@ -15,6 +15,7 @@ from mkdocs.commands.build import build
 from mkdocs.config import load_config
 from mkdocs.exceptions import Abort
 
+from tests.support.tiers import costly
 from tests.support.views import VIEWS
 from tracegrade.scoring.inputs import INPUT_TABLES, documented_inputs, documented_macros
 from tracegrade.scoring.metrics import available_metrics
@@ -25,6 +26,7 @@ ROOT = Path(__file__).parents[1]
 DOCS_TOOL = ROOT / "scripts" / "docs.py"
 
 
+@costly
 def test_every_view_and_table_is_documented_column_by_column() -> None:
     connection = connect(":memory:")
     documented = {r.name for r in relations(connection)}  # raises on an undocumented column
@@ -47,6 +49,7 @@ def test_every_view_and_table_is_documented_column_by_column() -> None:
     assert shown == documented
 
 
+@costly
 def test_every_table_a_metric_reads_is_documented_from_its_sql_header() -> None:
     # documented_inputs raises on a column its header leaves out (or names but lacks).
     documented = {r.name: r for r in documented_inputs()}
@@ -85,6 +88,7 @@ def test_the_command_reference_has_every_command() -> None:
     ]  # fmt: skip
 
 
+@costly
 def test_the_site_builds_strict_with_every_page_in_its_nav(tmp_path: Path) -> None:
     # As CI builds it (`mkdocs build --strict`), in this process: strict turns MkDocs'
     # warnings (a link to a missing page or anchor, a page left out of the nav) into a failed

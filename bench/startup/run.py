@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import resource
 import shutil
 import statistics
@@ -115,6 +116,7 @@ def _time(command: list[str], env: dict[str, str]) -> tuple[float, float]:
 def _tier() -> None:
     command = [sys.executable, "-m", "pytest", "-m", "not process", "-q", "-p", "no:cacheprovider"]
     command += ["-n", "auto"]  # pytest-xdist, one worker per core: the tier is CPU-bound
+    command += ["--durations", "10"]  # the slowest tests kept: the next to mark `costly`
     start, cpu = time.perf_counter(), _children_cpu()
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
     took, cpu = time.perf_counter() - start, _children_cpu() - cpu
@@ -125,6 +127,9 @@ def _tier() -> None:
         f"{os.cpu_count()} cores, exit {done.returncode} (target under 180 s: {met}); "
         f"{cpu:.0f} s CPU, its processes' and those they started"
     )
+    slowest = [line for line in lines if re.match(r"[0-9.]+s (call|setup|teardown) ", line)]
+    print("the slowest tests it kept (tests.support.tiers.costly marks the costly ones):")
+    print("\n".join(f"  {line}" for line in slowest))
     print(lines[-1] if lines else done.stderr[-2000:])
 
 

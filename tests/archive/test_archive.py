@@ -21,6 +21,7 @@ from tests.support.archive import (
     stored_spans,
     traffic_db,
 )
+from tests.support.tiers import costly
 from tracegrade.cli.main import app
 from tracegrade.errors import ArchiveError
 from tracegrade.store import connect
@@ -59,6 +60,7 @@ def _read(db: Path, query: str) -> list[tuple[Any, ...]]:
     return rows
 
 
+@costly
 def test_archive_moves_every_span_once_and_the_views_read_both(tmp_path: Path) -> None:
     db = traffic_db(tmp_path / "hot.duckdb")
     spans, turns = stored_spans(db), _turns(db)
@@ -80,6 +82,7 @@ def test_archive_moves_every_span_once_and_the_views_read_both(tmp_path: Path) -
     assert "archived 0 spans" in _archive(db, root)  # nothing left to move
 
 
+@costly
 def test_archived_spans_read_back_with_the_attrs_the_writer_stored(tmp_path: Path) -> None:
     """The files keep the raw columns; `spans` derives `attrs` for them as the writer did."""
     db = traffic_db(tmp_path / "hot.duckdb")
@@ -95,6 +98,7 @@ def _attrs(db: Path) -> list[tuple[Any, ...]]:
     return _read(db, "SELECT trace_id, span_id, attrs FROM spans ORDER BY ALL")
 
 
+@costly
 def test_export_evalset_reads_the_archive(tmp_path: Path) -> None:
     db, twin = _archived_and_twin(adk_traffic_db(tmp_path / "hot.duckdb"), tmp_path)
     exported = [_exported(path, tmp_path / f"{path.stem}.evalset.json") for path in (db, twin)]
@@ -109,6 +113,7 @@ def _exported(db: Path, out: Path) -> str:
     return out.read_text()
 
 
+@costly
 def test_archive_keeps_the_retained_days_hot(tmp_path: Path) -> None:
     db = traffic_db(tmp_path / "hot.duckdb")
     spans = stored_spans(db)
@@ -129,6 +134,7 @@ def test_archive_keeps_the_retained_days_hot(tmp_path: Path) -> None:
     assert oldest_hot is not None
 
 
+@costly
 def test_score_and_report_read_the_archive(tmp_path: Path) -> None:
     db, twin = _archived_and_twin(eval_runs_db(tmp_path / "hot.duckdb"), tmp_path)
 

@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from tests.support.archive import adk_traffic_db, hot_count, stored_spans, traffic_db
 from tests.support.paths import DATA
 from tests.support.span_factory import adk_like_spans
+from tests.support.tiers import costly
 from tracegrade.capture import DuckDBSpanExporter
 from tracegrade.cli.main import app
 from tracegrade.ingest.files import ingest_file
@@ -25,6 +26,8 @@ from tracegrade.store.archive_location import (
 )
 from tracegrade.store.rows import SpanRow
 from tracegrade.store.writer import WriteResult
+
+pytestmark = costly  # every test here: see tests.support.tiers.costly
 
 runner = CliRunner()
 TRACE_FILES = sorted((DATA / "traces").glob("adk_v2_*.otlp.jsonl"))

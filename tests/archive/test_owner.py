@@ -13,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tests.support.archive import hot_count, stored_spans, traffic_db
+from tests.support.tiers import costly
 from tracegrade.cli.main import app
 from tracegrade.errors import ArchiveError
 from tracegrade.server.archiving import ArchiveThread
@@ -25,6 +26,7 @@ from tracegrade.store.archive_owner import owner_file
 runner = CliRunner()
 
 
+@costly
 def test_a_second_database_is_refused_the_shard_another_owns(tmp_path: Path) -> None:
     root = tmp_path / "archive"
     first = traffic_db(tmp_path / "a.duckdb", seeds=range(1, 2))
@@ -51,6 +53,7 @@ def _owner(root: Path) -> Path:
     return owner_file(root.resolve(), "s0")
 
 
+@costly
 def test_a_claim_is_taken_over_once_its_database_is_gone(tmp_path: Path) -> None:
     root = tmp_path / "archive"
     first = traffic_db(tmp_path / "a.duckdb", seeds=range(1, 2))
@@ -68,6 +71,7 @@ def test_a_claim_is_taken_over_once_its_database_is_gone(tmp_path: Path) -> None
         archive_database(again, root, shard="s0", retain_days=0)
 
 
+@costly
 def test_a_new_database_at_the_owners_path_takes_its_claim_over(tmp_path: Path) -> None:
     root, db = tmp_path / "archive", tmp_path / "hot.duckdb"
     archive_database(traffic_db(db, seeds=range(1, 2)), root, shard="s0", retain_days=0)
@@ -76,6 +80,7 @@ def test_a_new_database_at_the_owners_path_takes_its_claim_over(tmp_path: Path) 
     assert hot_count(db) == 0
 
 
+@costly
 def test_a_missing_committed_file_stops_archiving_loudly_until_restored(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -126,6 +131,7 @@ def test_a_batch_deleted_before_it_was_published_is_reported_lost(
         archive_database(db, root, shard="s0", retain_days=0)
 
 
+@costly
 def test_databases_that_shared_a_shard_part_without_losing_a_span(tmp_path: Path) -> None:
     """Both archived as s0 by an older tracegrade (which wrote no owner file): the first to
     archive now keeps the name, the other is refused it and archives on as s1, and the

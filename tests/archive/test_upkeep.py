@@ -15,10 +15,13 @@ from typer.testing import CliRunner
 
 import tracegrade.store.archive_upkeep as upkeep
 from tests.support.archive import hot_count, stored_spans, traffic_db
+from tests.support.tiers import costly
 from tracegrade.cli.main import app
 from tracegrade.store import connect
 from tracegrade.store.archive_files import STAGED_SUFFIX, STAGING_DIR
 from tracegrade.store.archive_location import FILES_GLOB, location
+
+pytestmark = costly  # every test here: see tests.support.tiers.costly
 
 runner = CliRunner()
 DAY_ONE, DAY_TWO = range(1, 3), range(90, 92)  # 2026-01-01 hour 0; 2026-01-02 hour 1

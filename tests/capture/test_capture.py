@@ -15,6 +15,7 @@ from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
 
 from tests.support.span_factory import adk_like_spans
+from tests.support.tiers import costly
 from tracegrade.capture import BlockingSpanProcessor, DuckDBSpanExporter
 from tracegrade.store import SpanWriter
 
@@ -44,6 +45,7 @@ def test_export_never_raises_into_the_host(
     assert "could not store 5 spans" in caplog.text
 
 
+@costly
 def test_shutdown_twice_is_harmless_and_flushes(db_path: Path) -> None:
     exporter = DuckDBSpanExporter(db_path)
     processor = BlockingSpanProcessor(exporter, schedule_delay_s=30)
@@ -103,6 +105,7 @@ def test_a_slow_database_loses_nothing_where_the_sdk_processor_drops() -> None:
     assert ours.dropped == 0
 
 
+@costly
 def test_drops_after_the_wait_limit_are_counted_and_logged(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
@@ -197,6 +200,7 @@ def test_configure_adds_to_a_provider_the_app_already_installed() -> None:
     assert done.stdout.strip() == "1"
 
 
+@costly
 def test_provider_shutdown_flushes_the_processor(db_path: Path) -> None:
     provider = TracerProvider()
     exporter = DuckDBSpanExporter(db_path)

@@ -7,6 +7,7 @@ from pathlib import Path
 import duckdb
 
 from tests.support.span_factory import adk_like_spans
+from tests.support.tiers import costly
 from tracegrade.capture import DuckDBSpanExporter
 from tracegrade.store import SpanWriter
 
@@ -16,6 +17,7 @@ def _threshold(connection: duckdb.DuckDBPyConnection) -> str:
     return str(connection.execute(query).fetchall()[0][0])
 
 
+@costly
 def test_an_exporter_of_its_own_file_checkpoints_every_256_mb(db_path: Path) -> None:
     exporter = DuckDBSpanExporter(db_path)
     assert _threshold(exporter.writer.connection) == "244.1 MiB"  # 256 MB

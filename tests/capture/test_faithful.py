@@ -12,7 +12,10 @@ import pytest
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 
+from tests.support.tiers import costly
 from tracegrade.capture import DuckDBSpanExporter
+
+pytestmark = costly  # every test here: see tests.support.tiers.costly
 
 
 def test_values_json_cannot_hold_are_stored_or_refused_alone(

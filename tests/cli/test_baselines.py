@@ -22,6 +22,7 @@ import pytest
 from tests.support.adk_run import ROUTER
 from tests.support.cli import invoke, one_line_error, tracegrade
 from tests.support.paths import DATA
+from tests.support.tiers import costly
 from tracegrade import __version__ as tracegrade_version
 from tracegrade.capture import BlockingSpanProcessor, DuckDBSpanExporter
 from tracegrade.exit_codes import ExitCode
@@ -92,6 +93,7 @@ def _runs(db: Path) -> list[dict[str, Any]]:
     return found
 
 
+@costly
 def test_tags_are_stored_with_the_run_and_listed(history: History) -> None:
     assert [(r["run_id"], r["tags"]) for r in _runs(history.db)] == [
         (history.third, ["main"]),
@@ -204,6 +206,7 @@ def test_a_report_file_from_another_database_gives_the_same_diff_as_the_run_id(
     assert _diff_json(str(report), str(new_report), "--db", str(tmp_path / "no.db")) == by_file
 
 
+@costly
 def test_report_and_the_live_page_take_a_tag_or_previous(history: History) -> None:
     first, second = history.first, history.second
 

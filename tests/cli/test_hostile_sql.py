@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from tests.support.hostile_sql import CONDITIONS, QUERIES, SECRET_TEXT, fill, make_secret
 from tests.support.paths import DATA
+from tests.support.tiers import costly
 from tracegrade.cli.main import app
 from tracegrade.exit_codes import ExitCode
 from tracegrade.ingest import ingest_file
@@ -60,6 +61,7 @@ def assert_refused(code: int, output: str, secret: Path) -> None:
 
 
 @pytest.mark.parametrize("condition", CONDITIONS, ids=range(len(CONDITIONS)))
+@costly
 def test_score_and_export_refuse_a_hostile_where(
     traffic: Path, tmp_path: Path, condition: str
 ) -> None:

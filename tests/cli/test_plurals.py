@@ -8,6 +8,9 @@ from pathlib import Path
 from tests.support.archive import adk_traffic_db
 from tests.support.cli import invoke
 from tests.support.paths import DATA
+from tests.support.tiers import costly
+
+pytestmark = costly  # every test here: see tests.support.tiers.costly
 
 
 def test_one_of_each_is_singular(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from tests.support.adk_run import run_scenario
 from tests.support.cli import invoke
 from tests.support.paths import DATA
 from tests.support.scenarios import SCENARIOS
+from tests.support.tiers import costly
 from tracegrade.capture import BlockingSpanProcessor
 from tracegrade.exit_codes import ExitCode
 from tracegrade.ingest import ingest_file
@@ -63,6 +64,7 @@ def test_csv_writes_nested_values_as_json(traffic_db: Path) -> None:
     assert rows[1][4:] == ["", 'say "hi", twice']
 
 
+@costly
 def test_json_is_one_array_and_jsonl_an_object_a_line(traffic_db: Path) -> None:
     query = "SELECT turn_index, tool_calls FROM turns ORDER BY start_ns"
     expected = [{"turn_index": None, "tool_calls": 3}, {"turn_index": None, "tool_calls": 1}]
@@ -91,6 +93,7 @@ def test_runs_limit_and_json(writer: SpanWriter, db_path: Path) -> None:
     assert every[1]["run_id"] not in table
 
 
+@costly
 def test_export_with_nothing_replayable_writes_nothing(
     captured: BlockingSpanProcessor, writer: SpanWriter, db_path: Path, tmp_path: Path
 ) -> None:

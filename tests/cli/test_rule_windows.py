@@ -18,6 +18,7 @@ import pytest
 from tests.support.cli import invoke, one_line_error
 from tests.support.new_database import new_database
 from tests.support.span_factory import adk_like_spans
+from tests.support.tiers import costly
 from tracegrade.capture import DuckDBSpanExporter
 from tracegrade.exit_codes import ExitCode
 from tracegrade.scoring.judging.settings import JudgeSettings
@@ -88,6 +89,7 @@ def _diff(db: Path, *args: str) -> dict[str, object]:
     return {"code": result.exit_code, "out": result.stdout, "err": result.stderr}
 
 
+@costly
 def test_the_last_day_is_compared_with_the_day_before_from_every_pass(db: Path) -> None:
     found = _diff(db, "--json")
     assert found["code"] == ExitCode.GATE_FAILED, found
@@ -107,6 +109,7 @@ def test_the_last_day_is_compared_with_the_day_before_from_every_pass(db: Path) 
     assert "WORSE all: over tool_error_rate's budget 25% → 50% of turns" in str(text["out"])
 
 
+@costly
 def test_a_turn_scored_again_counts_once_with_its_latest_score(rescored: Path) -> None:
     found = _diff(rescored, "--json")
     diff = json.loads(str(found["out"]))

@@ -16,10 +16,13 @@ import pytest
 from tests.support.archive import RUNS_FIXTURE, traffic_db
 from tests.support.cli import invoke, one_line_error
 from tests.support.new_database import new_database
+from tests.support.tiers import costly
 from tracegrade.exit_codes import ExitCode
 from tracegrade.ingest.files import ingest_file
 from tracegrade.store import SpanWriter
 from tracegrade.store.archive import archive_database
+
+pytestmark = costly  # every test here: see tests.support.tiers.costly
 
 BASE_RUN = "20260101T000000-base"
 _SCORES = (

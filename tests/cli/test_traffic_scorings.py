@@ -17,6 +17,7 @@ from opentelemetry.sdk.trace import ReadableSpan
 from tests.support.cli import invoke, one_line_error
 from tests.support.new_database import new_database
 from tests.support.span_factory import adk_like_spans
+from tests.support.tiers import costly
 from tracegrade.capture import DuckDBSpanExporter
 from tracegrade.exit_codes import ExitCode
 from tracegrade.report.pages import traffic_file
@@ -66,6 +67,7 @@ def db(tmp_path: Path) -> Path:
     return tmp_path / "traffic.duckdb"
 
 
+@costly
 def test_an_empty_sample_is_one_line_and_exit_6(db: Path) -> None:
     _traffic(db)
     result = invoke("score", "--db", str(db), "--since", "90m", "--sample", "0.000001")
@@ -80,6 +82,7 @@ def test_an_empty_sample_is_one_line_and_exit_6(db: Path) -> None:
         assert connection.execute("SELECT count(*) FROM scorings").fetchone() == (0,)
 
 
+@costly
 def test_windows_read_in_human_units(db: Path) -> None:
     _traffic(db)
     result = invoke("score", "--db", str(db), "--since", "24h")
@@ -109,6 +112,7 @@ def test_traffic_words() -> None:
     )
 
 
+@costly
 def test_summaries_have_a_line_per_service_and_version(db: Path) -> None:
     _traffic(db)
     written = db.with_suffix(".json")
@@ -125,6 +129,7 @@ def test_summaries_have_a_line_per_service_and_version(db: Path) -> None:
     assert lines[heading + 2].split()[:3] == ["shop", "1.1.0", "4"]
 
 
+@costly
 def test_runs_lists_traffic_scorings_and_report_prints_one_again(db: Path) -> None:
     _traffic(db)
     scored = invoke("score", "--db", str(db), "--since", "24h")
@@ -151,6 +156,7 @@ def test_runs_lists_traffic_scorings_and_report_prints_one_again(db: Path) -> No
     assert f"`tracegrade diff OTHER {earlier}`" in one_line_error(refused.stderr)
 
 
+@costly
 def test_diff_of_two_traffic_windows(db: Path) -> None:
     cut = _traffic(db)
     before = _score(db, "--where", f"start_ns < {cut}")
@@ -178,6 +184,7 @@ def test_diff_of_two_traffic_windows(db: Path) -> None:
     )
 
 
+@costly
 def test_diff_of_a_rules_latest_two_scorings(db: Path) -> None:
     cut = _traffic(db)
     before = _score(db, "--where", f"start_ns < {cut}")
@@ -213,6 +220,7 @@ def test_diff_of_a_rules_latest_two_scorings(db: Path) -> None:
     assert one_line_error(both.stderr).endswith("or --rule NAME alone")
 
 
+@costly
 def test_worst_turns_show_and_rank_tool_errors(db: Path) -> None:
     _traffic(db)
     # The slow release breaks the duration budget on every turn. The turns whose tool

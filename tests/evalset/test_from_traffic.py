@@ -14,12 +14,15 @@ from tests.support.adk_oracle import TRAJECTORY, adk_replay, adk_scores
 from tests.support.adk_run import adk_settings, run_scenario
 from tests.support.paths import DATA
 from tests.support.scenarios import Scenario
+from tests.support.tiers import costly
 from tracegrade.capture import BlockingSpanProcessor
 from tracegrade.errors import EvalSetError
 from tracegrade.evalset import ExpectedCall, load_eval_set, write_eval_set
 from tracegrade.evalset.from_traffic import cases_from_traffic
 from tracegrade.ingest import ingest_file
 from tracegrade.store import LocalReader, SpanWriter
+
+pytestmark = costly  # every test here: see tests.support.tiers.costly
 
 TRACES = DATA / "traces"
 

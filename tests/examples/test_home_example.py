@@ -24,6 +24,7 @@ from tests.examples.home_example import (
 )
 from tests.support.adk_run import ROUTER
 from tests.support.new_database import new_database
+from tests.support.tiers import costly
 from tracegrade.capture import BlockingSpanProcessor, DuckDBSpanExporter
 from tracegrade.exit_codes import ExitCode
 from tracegrade.harness import RunResult
@@ -67,6 +68,7 @@ def example(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Example]:
     writer.close()
 
 
+@costly
 def test_exactly_the_intended_case_fails_and_nothing_errors(example: Example) -> None:
     result, scored = example.result, example.scored
     assert load_scoring_config(None, [str(EVALSET)]).source == CONFIG  # as adk eval finds it
@@ -138,6 +140,7 @@ def test_the_judge_is_gemini_when_a_key_is_set(monkeypatch: pytest.MonkeyPatch) 
     assert isinstance(judge.judge(), Gemini)  # type: ignore[attr-defined]
 
 
+@costly
 def test_the_scenario_is_played_by_the_simulated_user_until_its_goal(
     captured: BlockingSpanProcessor, writer: SpanWriter
 ) -> None:
@@ -196,6 +199,7 @@ def test_the_wrong_typed_argument_fails_validity_with_its_reason(example: Exampl
     assert message == "no device '3'"
 
 
+@costly
 def test_no_case_leaks_state_in_any_order_or_concurrency(
     captured: BlockingSpanProcessor, writer: SpanWriter, tmp_path: Path
 ) -> None:

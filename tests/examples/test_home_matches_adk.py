@@ -23,9 +23,12 @@ from google.adk.evaluation.trajectory_evaluator import TrajectoryEvaluator
 from google.adk.runners import InMemoryRunner
 
 from tests.examples.home_example import CONFIG, EVALSET, offline_agent_module, run_example
+from tests.support.tiers import costly
 from tracegrade.capture import BlockingSpanProcessor
 from tracegrade.scoring import Selection, load_scoring_config, score
 from tracegrade.store import SpanWriter
+
+pytestmark = costly  # every test here: see tests.support.tiers.costly
 
 METRICS = ("tool_trajectory_avg_score", "response_match_score")
 Scores = dict[tuple[str, int | None, str], float]

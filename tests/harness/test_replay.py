@@ -10,6 +10,7 @@ import duckdb
 import pytest
 
 from tests.support.paths import DATA
+from tests.support.tiers import costly
 from tests.support.views import dict_rows
 from tracegrade.capture import BlockingSpanProcessor
 from tracegrade.errors import AgentLoadError
@@ -48,6 +49,7 @@ def _trajectories(
     }
 
 
+@costly
 def test_turns_share_a_session_seeded_from_session_input(
     captured: BlockingSpanProcessor, writer: SpanWriter
 ) -> None:
@@ -67,6 +69,7 @@ def test_turns_share_a_session_seeded_from_session_input(
     assert sessions[0]["user_id"] == "ann"
 
 
+@costly
 def test_nothing_leaks_between_cases_in_any_order_or_concurrency(
     captured: BlockingSpanProcessor, writer: SpanWriter, tmp_path: Path
 ) -> None:
@@ -86,6 +89,7 @@ def test_nothing_leaks_between_cases_in_any_order_or_concurrency(
     assert json.loads(pear[0]["result"]) == {"cart": {"pear": 1}, "owner": None}
 
 
+@costly
 def test_repeats_are_kept_apart(captured: BlockingSpanProcessor, writer: SpanWriter) -> None:
     result = _run(captured, repeats=3, parallel=2)
     rows = dict_rows(
@@ -107,6 +111,7 @@ def test_repeats_are_kept_apart(captured: BlockingSpanProcessor, writer: SpanWri
     assert len(result.outcomes) == 5 * 3
 
 
+@costly
 def test_crashes_are_errors_and_the_run_goes_on(
     captured: BlockingSpanProcessor, writer: SpanWriter
 ) -> None:
@@ -148,6 +153,7 @@ def test_crashes_are_errors_and_the_run_goes_on(
     assert finished == {"two_turns_with_state", "pear_only", "transfer"}
 
 
+@costly
 def test_sub_agent_transfer_is_in_the_trajectory(
     captured: BlockingSpanProcessor, writer: SpanWriter
 ) -> None:

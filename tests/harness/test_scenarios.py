@@ -13,6 +13,7 @@ import duckdb
 import pytest
 
 from tests.support.paths import DATA
+from tests.support.tiers import costly
 from tests.support.views import dict_rows
 from tracegrade.capture import BlockingSpanProcessor
 from tracegrade.errors import ConfigError, EvalSetError
@@ -63,6 +64,7 @@ def _asks(connection: duckdb.DuckDBPyConnection, run_id: str) -> list[dict[str, 
     )
 
 
+@costly
 def test_a_scenario_plays_until_the_simulator_says_the_goal_is_reached(
     captured: BlockingSpanProcessor, writer: SpanWriter
 ) -> None:
@@ -134,6 +136,7 @@ def test_a_failing_simulator_makes_the_case_an_error(
     assert _asks(writer.connection, result.run_id)[-1]["status"] == "error"
 
 
+@costly
 def test_repeats_are_independent_conversations_and_play_again_the_same(
     captured: BlockingSpanProcessor, writer: SpanWriter
 ) -> None:

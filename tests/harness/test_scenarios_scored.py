@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from tests.harness.test_scenarios import AGENT, GOAL_REPLIES, SCENARIOS
+from tests.support.tiers import costly
 from tracegrade.capture import BlockingSpanProcessor
 from tracegrade.exit_codes import ExitCode
 from tracegrade.harness import RunOptions, run_eval
@@ -85,6 +86,7 @@ def test_metrics_needing_expected_turns_are_not_applicable_on_a_scenario(
 JUDGE = ScriptedJudge(answer=lambda prompt, sample: judge_answers.auto(prompt))
 
 
+@costly
 def test_a_judged_metric_needing_expected_turns_is_not_applicable_on_a_scenario_too(
     captured: BlockingSpanProcessor, writer: SpanWriter
 ) -> None:

@@ -19,6 +19,7 @@ from google.adk.models.registry import LLMRegistry
 
 from tests.harness.test_scenarios import AGENT, GOAL_REPLIES, SCENARIOS
 from tests.support.judging import recording_adk_invocations
+from tests.support.tiers import costly
 from tracegrade.capture import BlockingSpanProcessor
 from tracegrade.harness import RunOptions, run_eval
 from tracegrade.harness.experimental import quiet_experimental
@@ -26,6 +27,8 @@ from tracegrade.scoring import Selection, available_metrics, parse_config, score
 from tracegrade.scoring.judging import JudgeSettings
 from tracegrade.store import SpanWriter
 from tracegrade.testing import ScriptedJudge, ScriptedUser, judge_answers
+
+pytestmark = costly  # every test here: see tests.support.tiers.costly
 
 METRIC = "per_turn_user_simulator_quality_v1"
 Answer = Callable[[str, int], "str | None"]

@@ -13,6 +13,7 @@ import pytest
 
 from tests.support.cli import invoke
 from tests.support.paths import DATA
+from tests.support.tiers import costly
 from tests.support.views import dict_rows
 from tracegrade.ingest import ingest_file
 from tracegrade.store import SpanWriter
@@ -44,10 +45,12 @@ def _load(path: Path, db: Path) -> dict[str, list[dict[str, Any]]]:
         writer.close()
 
 
+@costly
 def test_tempo_export_gives_the_otlp_rows(tmp_path: Path) -> None:
     assert _load(TEMPO, tmp_path / "tempo.db") == _load(OTLP, tmp_path / "otlp.db")
 
 
+@costly
 def test_jaeger_export_gives_the_otlp_rows_to_the_microsecond(tmp_path: Path) -> None:
     otlp = _load(OTLP, tmp_path / "otlp.db")
     jaeger = _load(JAEGER, tmp_path / "jaeger.db")
@@ -96,6 +99,7 @@ def _tempo_as(tmp_path: Path, shape: str) -> Path:
 
 
 @pytest.mark.parametrize("shape", ["v2", "jaeger_api_v3", "instrumentation_library"])
+@costly
 def test_wrapped_otlp_exports_give_the_otlp_spans(tmp_path: Path, shape: str) -> None:
     ours = _load(_tempo_as(tmp_path, shape), tmp_path / "export.db")
     assert ours["spans"] == _load(OTLP, tmp_path / "otlp.db")["spans"]

@@ -17,6 +17,7 @@ import zstandard
 
 from tests.support.otlp import otlp_json, otlp_request
 from tests.support.span_factory import adk_like_spans
+from tests.support.tiers import costly
 from tracegrade.exit_codes import ExitCode
 from tracegrade.ingest import ingest_file
 from tracegrade.ingest.stream import MIB, Limits
@@ -152,6 +153,7 @@ class _CountingWriter(SpanWriter):
         return super().write(rows)
 
 
+@costly
 def test_many_small_records_are_committed_in_batches(tmp_path: Path, writer: SpanWriter) -> None:
     # Main committed once per line: 5,000 one-span lines took 22-31 s.
     request = otlp_request(adk_like_spans(1, seed=3))

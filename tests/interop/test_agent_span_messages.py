@@ -12,8 +12,11 @@ from opentelemetry import trace
 
 from tests.interop.conftest import need
 from tests.interop.views import rows, trajectory, turns
+from tests.support.tiers import costly
 from tracegrade.capture import BlockingSpanProcessor
 from tracegrade.store import SpanWriter
+
+pytestmark = costly  # every test here: see tests.support.tiers.costly
 
 USER_TEXT = "What is the weather in Paris?"
 ANSWER = "It is 21.5 C in Paris."

@@ -27,9 +27,12 @@ from tests.interop.views import trajectory, turns
 from tests.support.adk_run import adk_settings, oracle, run_scenario
 from tests.support.paths import DATA
 from tests.support.scenarios import SCENARIOS
+from tests.support.tiers import costly
 from tracegrade.capture import BlockingSpanProcessor
 from tracegrade.ingest import ingest_file
 from tracegrade.store import SpanWriter
+
+pytestmark = costly  # every test here: see tests.support.tiers.costly
 
 KAGENT = DATA / "traces" / "kagent" / "kagent_adk_a.otlp.jsonl"
 

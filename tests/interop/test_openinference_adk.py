@@ -17,8 +17,11 @@ from tests.interop.conftest import need
 from tests.interop.views import rows, turns
 from tests.support.adk_run import adk_settings, oracle, run_scenario
 from tests.support.scenarios import SCENARIOS
+from tests.support.tiers import costly
 from tracegrade.capture import BlockingSpanProcessor
 from tracegrade.store import SpanWriter
+
+pytestmark = costly  # every test here: see tests.support.tiers.costly
 
 
 @pytest.fixture

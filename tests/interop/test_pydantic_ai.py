@@ -12,8 +12,11 @@ from opentelemetry import trace
 
 from tests.interop.conftest import need
 from tests.interop.views import rows, trajectory, turns
+from tests.support.tiers import costly
 from tracegrade.capture import BlockingSpanProcessor
 from tracegrade.store import SpanWriter
+
+pytestmark = costly  # every test here: see tests.support.tiers.costly
 
 
 def _run_agent() -> Any:

@@ -7,8 +7,11 @@ from __future__ import annotations
 
 from tests.interop import strands_shape
 from tests.interop.views import rows, trajectory, turns
+from tests.support.tiers import costly
 from tracegrade.capture import BlockingSpanProcessor
 from tracegrade.store import SpanWriter
+
+pytestmark = costly  # every test here: see tests.support.tiers.costly
 
 
 def test_strands_turn(writer: SpanWriter, captured: BlockingSpanProcessor) -> None:

@@ -15,6 +15,7 @@ import pytest
 from tests.peer.material import PeerCase, random_cases, unit_cases
 from tests.peer.replay import same_scores
 from tests.support.adk_oracle import RESPONSE, TRAJECTORY, AdkScores, adk_scores, invocation
+from tests.support.tiers import costly
 from tracegrade.scoring import available_metrics, parse_config
 from tracegrade.scoring.engine import score_loaded
 from tracegrade.scoring.inputs import load_inputs
@@ -115,6 +116,7 @@ def connection() -> duckdb.DuckDBPyConnection:
 
 
 @pytest.mark.parametrize(("metric", "criterion"), RANDOM_CRITERIA, ids=lambda v: json.dumps(v))
+@costly
 def test_generated_cases_score_as_in_adk(
     connection: duckdb.DuckDBPyConnection, metric: str, criterion: dict[str, Any]
 ) -> None:

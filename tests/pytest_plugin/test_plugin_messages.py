@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from tests.support.paths import DATA
+from tests.support.tiers import costly
 from tracegrade.capture import BlockingSpanProcessor
 from tracegrade.harness import RunOptions, run_eval
 from tracegrade.pytest_plugin import EvalCaseFailed
@@ -73,6 +74,7 @@ def home(
     return _scored(writer, _run_home(captured, monkeypatch), config)
 
 
+@costly
 def test_a_wrong_trajectory_shows_the_calls_and_the_failing_metrics(home: EvalRunResult) -> None:
     with pytest.raises(EvalCaseFailed) as failed:
         _case(home, "bedside_lamp_off").assert_passed()
@@ -96,6 +98,7 @@ def test_a_wrong_trajectory_shows_the_calls_and_the_failing_metrics(home: EvalRu
     )
 
 
+@costly
 def test_a_response_below_threshold_shows_both_texts(home: EvalRunResult) -> None:
     with pytest.raises(EvalCaseFailed) as failed:
         _case(home, "kitchen_devices").assert_passed()

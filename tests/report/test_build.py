@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.report.helpers import BASE_RUN, RUNS_FIXTURE, score_run, score_with
+from tests.support.tiers import costly
 from tracegrade.exit_codes import ExitCode
 from tracegrade.ingest import ingest_file
 from tracegrade.report import ReportError, RunReport, TurnReport, build_report, render_terminal
@@ -129,6 +130,7 @@ def test_run_metrics_name_the_budgets_broken(base: RunReport) -> None:
     assert not next(m for m in base.metrics if m.metric == "cost_usd").gating
 
 
+@costly
 def test_the_latest_scoring_is_reported_unless_one_is_named(tmp_path: Path) -> None:
     writer = SpanWriter.open(tmp_path / "db.duckdb")
     try:

@@ -8,6 +8,7 @@ from pathlib import Path
 from tests.report.helpers import BASE_RUN, NEXT_RUN, score_with
 from tests.support.cli import invoke
 from tests.support.paths import DATA
+from tests.support.tiers import costly
 from tracegrade.capture import BlockingSpanProcessor
 from tracegrade.exit_codes import ExitCode
 from tracegrade.harness import RunOptions, run_eval
@@ -70,6 +71,7 @@ def test_tolerances_decide_what_is_worth_reporting(reader: LocalReader) -> None:
     assert "latency_up" not in transfer
 
 
+@costly
 def test_changed_eval_set_cases_only_in_one_run(
     captured: BlockingSpanProcessor, writer: SpanWriter, tmp_path: Path
 ) -> None:
@@ -114,6 +116,7 @@ def _priced(input_usd: float) -> dict[str, object]:
     return {"criteria": {"tool_trajectory_avg_score": 1.0}, "tracegrade": {"prices": prices}}
 
 
+@costly
 def test_a_tolerance_exceeded_alone_is_a_regression(
     captured: BlockingSpanProcessor, writer: SpanWriter, db_path: Path
 ) -> None:

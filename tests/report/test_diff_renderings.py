@@ -12,6 +12,7 @@ from pathlib import Path
 
 from tests.report.helpers import BASE_RUN, NEXT_RUN
 from tests.support.cli import invoke
+from tests.support.tiers import costly
 from tracegrade.exit_codes import ExitCode
 from tracegrade.report import RunReport, diff_reports, diff_runs
 from tracegrade.report.diff.build import CATEGORIES
@@ -85,6 +86,7 @@ def _page(page: str) -> Found:
     return _once(pairs), html.unescape(verdict)
 
 
+@costly
 def test_every_rendering_lists_each_case_once_in_the_same_category(
     reader: LocalReader, runs_db: Path
 ) -> None:

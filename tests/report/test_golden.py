@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.report.helpers import BASE_RUN, NEXT_RUN, SCORED_AT, fixed_scoring
+from tests.support.tiers import costly
 from tracegrade.report import (
     RunReport,
     build_report,
@@ -28,6 +29,7 @@ Golden = Callable[[str, str], None]
 
 
 @pytest.mark.parametrize("width", [80, 120, None], ids=["80", "120", "piped"])
+@costly
 def test_terminal_summary(base_report: RunReport, golden: Golden, width: int | None) -> None:
     report = fixed_scoring(base_report, "scoring-base")
     text = render_terminal(report, width=width, color=False)

@@ -14,8 +14,11 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from tests.support.tiers import costly
 from tracegrade.report import build_report
 from tracegrade.store.reader import Rows
+
+pytestmark = costly  # every test here: see tests.support.tiers.costly
 
 REPEATS = 5
 

@@ -17,6 +17,7 @@ import pytest
 
 from tests.report.helpers import BASE_RUN, RUNS_FIXTURE, scored_db
 from tests.support.cli import invoke
+from tests.support.tiers import costly
 from tracegrade.report import build_overview, build_report, render_overview, render_terminal
 from tracegrade.store import LocalReader, connect
 from tracegrade.terminal_safe import terminal_text
@@ -63,6 +64,7 @@ def _assert_harmless(out: str) -> None:
     assert not re.search(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]", SGR.sub("", out))
 
 
+@costly
 def test_the_planted_text_is_stored_as_sent(hostile_db: Path) -> None:
     connection = connect(hostile_db, read_only=True)
     try:

@@ -14,6 +14,7 @@ from google.genai import types
 
 from tests.report.helpers import JsonReader, score_with
 from tests.support.paths import DATA
+from tests.support.tiers import costly
 from tracegrade.capture import BlockingSpanProcessor
 from tracegrade.harness.replay import RUN_CONFIG
 from tracegrade.ingest import ingest_file
@@ -57,6 +58,7 @@ def _turns(reader: LocalReader) -> list[dict[str, Any]]:
     return records(reader, "SELECT * FROM turns WHERE run_id IS NULL ORDER BY turn_id")
 
 
+@costly
 def test_rows_overall_per_agent_and_per_model(
     report: TrafficReport, traffic: tuple[LocalReader, str]
 ) -> None:
@@ -108,6 +110,7 @@ def test_the_render_shows_agents_models_and_the_sampling_caveat(report: TrafficR
     assert "all traffic" in text
 
 
+@costly
 def test_a_sampled_selection_says_so(tmp_path: Path) -> None:
     writer = SpanWriter.open(tmp_path / "sampled.duckdb")
     try:

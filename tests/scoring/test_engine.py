@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from tests.support.paths import DATA
+from tests.support.tiers import costly
 from tracegrade.capture import BlockingSpanProcessor
 from tracegrade.exit_codes import ExitCode
 from tracegrade.harness import RunOptions, load_agent, run_eval
@@ -67,6 +68,7 @@ def test_adk_defaults_fail_wrong_answers_and_report_crashes_apart(
     assert failing.failed_metrics == ["response_match_score", "tool_trajectory_avg_score"]
 
 
+@costly
 def test_error_budget_separates_the_gates(writer: SpanWriter, shop_run: str) -> None:
     tolerant = {
         "criteria": {"tool_trajectory_avg_score": 1.0},
@@ -88,6 +90,7 @@ def test_error_budget_separates_the_gates(writer: SpanWriter, shop_run: str) -> 
     assert result.exit_code == ExitCode.OK
 
 
+@costly
 def test_rescoring_a_stored_run_runs_no_agent(writer: SpanWriter, shop_run: str) -> None:
     spans_before = writer.connection.execute("SELECT count(*) FROM spans").fetchall()
     first = _score(writer, shop_run)
@@ -129,6 +132,7 @@ def test_repeat_policy_decides_the_case(
     assert case.verdict == verdict
 
 
+@costly
 def test_budgets_gate_per_turn_and_per_run(
     captured: BlockingSpanProcessor, writer: SpanWriter
 ) -> None:
@@ -178,6 +182,7 @@ def test_a_custom_metric_is_a_sql_file(
     assert result.cases[0].verdict == "failed"
 
 
+@costly
 def test_traffic_sample_is_decided_by_trace_id_like_the_otel_sampler(writer: SpanWriter) -> None:
     from opentelemetry.sdk.trace.sampling import Decision, TraceIdRatioBased
 

@@ -12,6 +12,7 @@ import pytest
 
 from tests.scoring.test_engine import FLAKY, FLAKY_AGENT, _run, _score
 from tests.support.cli import tracegrade
+from tests.support.tiers import costly
 from tracegrade.capture import BlockingSpanProcessor
 from tracegrade.errors import ConfigError
 from tracegrade.exit_codes import ExitCode
@@ -86,6 +87,7 @@ def test_no_expectation_is_named(captured: BlockingSpanProcessor, writer: SpanWr
     assert [c.verdict for c in result.cases] == ["not_evaluated"]
 
 
+@costly
 def test_a_case_judged_on_one_criterion_still_passes(
     captured: BlockingSpanProcessor, writer: SpanWriter
 ) -> None:

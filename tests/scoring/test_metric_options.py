@@ -11,6 +11,7 @@ import pytest
 
 from tests.support.cli import invoke, one_line_error
 from tests.support.paths import DATA
+from tests.support.tiers import costly
 from tracegrade.capture import BlockingSpanProcessor
 from tracegrade.errors import ConfigError
 from tracegrade.harness import RunOptions, run_eval
@@ -55,6 +56,7 @@ def _turn_rows(writer: SpanWriter, scoring_id: str) -> dict[str, tuple[float, di
     return {turn_id: (value, json.loads(detail)) for turn_id, value, detail in rows}
 
 
+@costly
 def test_a_header_option_reaches_the_metric_sql_with_its_default_or_the_criterions_value(
     captured: BlockingSpanProcessor, writer: SpanWriter, metrics_dir: Path
 ) -> None:
@@ -127,6 +129,7 @@ def test_a_bad_option_value_is_one_line_naming_the_metric_and_the_option(
     assert str(raised.value) == message
 
 
+@costly
 def test_the_score_command_refuses_a_bad_option_in_one_line(
     metrics_dir: Path, tmp_path: Path
 ) -> None:
@@ -148,6 +151,7 @@ def test_the_score_command_refuses_a_bad_option_in_one_line(
     assert "unknown metric 'short_enough'" in one_line_error(result.stderr)
 
 
+@costly
 def test_run_metric_gives_the_sql_the_defaults_under_the_options_passed(
     metrics_dir: Path,
 ) -> None:

@@ -28,6 +28,7 @@ from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
 from tests.support.adk_oracle import TRAJECTORY, AdkScores, adk_replay, adk_scores
 from tests.support.adk_run import ROUTER, adk_settings
+from tests.support.tiers import costly
 from tracegrade.capture import BlockingSpanProcessor, DuckDBSpanExporter
 from tracegrade.harness import RunOptions, plan_run
 from tracegrade.harness.run import execute
@@ -203,6 +204,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory, eval_set: Path) -> Iterator[d
 
 @pytest.mark.parametrize("schema", ["v2", "v1"])
 @pytest.mark.parametrize("match_type", MATCH_TYPES)
+@costly
 def test_calls_without_arguments_score_as_in_adk(
     eval_set: Path, runs: dict[str, Any], schema: str, match_type: str
 ) -> None:
@@ -238,6 +240,7 @@ def test_the_response_says_whether_the_model_sent_arguments(
 
 
 @pytest.mark.parametrize("match_type", MATCH_TYPES)
+@costly
 def test_without_the_response_a_call_reads_as_its_span_says(
     eval_set: Path, runs: dict[str, Any], match_type: str
 ) -> None:

@@ -14,6 +14,7 @@ from opentelemetry.sdk.trace import ReadableSpan
 
 from tests.support.new_database import new_database
 from tests.support.span_factory import adk_like_spans
+from tests.support.tiers import costly
 from tracegrade.capture import DuckDBSpanExporter
 from tracegrade.errors import ConfigError
 from tracegrade.scoring.judging.settings import JudgeSettings
@@ -61,6 +62,7 @@ def _turns_of(connection: duckdb.DuckDBPyConnection, scoring_id: str | None) -> 
     return [row[0] for row in rows]
 
 
+@costly
 def test_a_trace_is_scored_once_its_root_is_stored_and_never_again(
     store: tuple[SpanWriter, _Exporter],
 ) -> None:
@@ -100,6 +102,7 @@ def test_a_trace_is_scored_once_its_root_is_stored_and_never_again(
     assert {(d["rule"], d["rule_version"]) for d in described} == {("budgets", rule.version)}
 
 
+@costly
 def test_a_new_version_starts_after_its_activation_unless_it_backfills(
     store: tuple[SpanWriter, _Exporter],
 ) -> None:
@@ -151,6 +154,7 @@ def test_a_where_naming_no_column_of_turns_is_refused_before_any_pass(
     check_where(writer.connection.cursor(), _rule(where="root_agent = 'shop'"))
 
 
+@costly
 def test_a_sampled_rule_scores_the_traces_score_sample_would_pick(
     store: tuple[SpanWriter, _Exporter],
 ) -> None:

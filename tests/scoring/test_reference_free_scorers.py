@@ -16,6 +16,7 @@ from tests.scoring.reference import (
     tool_efficiency,
 )
 from tests.scoring.scorer_inputs import SPECS, columns, details, load_trajectories, scores
+from tests.support.tiers import costly
 from tracegrade.scoring.engine import run_metric
 from tracegrade.scoring.inputs import load_inputs
 from tracegrade.store import connect
@@ -35,6 +36,7 @@ CALLS = st.lists(
 
 @settings(max_examples=40, deadline=None)
 @given(st.lists(CALLS, min_size=1, max_size=30))
+@costly
 def test_tool_efficiency_equals_reference(turns: list[list[Call]]) -> None:
     turn_ids = load_trajectories(_SHARED, [(calls, []) for calls in turns])
     ours = scores(_SHARED, "tool_efficiency")
@@ -67,6 +69,7 @@ LLM_CALL = st.fixed_dictionaries(
 
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.lists(LLM_CALL, min_size=1, max_size=4), min_size=1, max_size=20))
+@costly
 def test_cost_equals_reference(turns: list[list[dict[str, Any]]]) -> None:
     rows: dict[str, list[Any]] = {
         k: []
@@ -198,6 +201,7 @@ INTERVAL = st.tuples(st.integers(0, 900), st.integers(0, 300)).map(
         max_size=10,
     )
 )
+@costly
 def test_invocation_duration_equals_reference(
     turns: list[tuple[list[tuple[tuple[int, int], bool]], list[tuple[int, int]]]],
 ) -> None:

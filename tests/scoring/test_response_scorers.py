@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from tests.scoring.adk_evaluators import adk_response_scores
 from tests.scoring.reference import unigram_f1
 from tests.scoring.scorer_inputs import details, scores
+from tests.support.tiers import costly
 from tracegrade.scoring.inputs import load_inputs
 from tracegrade.store import connect
 
@@ -63,6 +64,7 @@ TEXT = st.lists(PIECES, max_size=25).map("".join)
 
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.tuples(TEXT, TEXT), min_size=1, max_size=30))
+@costly
 def test_response_match_equals_adk_on_random_text(pairs: list[tuple[str, str]]) -> None:
     turn_ids = _load(list(pairs))
     ours = scores(_SHARED, "response_match_score")
@@ -71,6 +73,7 @@ def test_response_match_equals_adk_on_random_text(pairs: list[tuple[str, str]]) 
 
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.tuples(TEXT, TEXT), min_size=1, max_size=30))
+@costly
 def test_unigram_f1_equals_reference(pairs: list[tuple[str, str]]) -> None:
     turn_ids = _load(list(pairs))
     ours = scores(_SHARED, "response_unigram_f1")

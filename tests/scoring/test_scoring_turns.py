@@ -11,12 +11,15 @@ import duckdb
 import pytest
 
 from tests.support.paths import DATA
+from tests.support.tiers import costly
 from tracegrade.capture import BlockingSpanProcessor
 from tracegrade.harness import RunOptions, run_eval
 from tracegrade.scoring.functions import register_functions
 from tracegrade.scoring.selected import drop_selected, select_traces
 from tracegrade.scoring.selection import Selection
 from tracegrade.store import SpanWriter
+
+pytestmark = costly  # every test here: see tests.support.tiers.costly
 
 SHOP = DATA / "evalsets" / "harness" / "shop.evalset.json"
 SHOP_AGENT = "tests.harness.shop_agent.agent:root_agent"

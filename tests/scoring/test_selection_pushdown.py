@@ -13,6 +13,7 @@ import duckdb
 import pytest
 
 from tests.support.span_factory import adk_like_spans
+from tests.support.tiers import costly
 from tracegrade.capture.convert import RowBuilder
 from tracegrade.scoring.criteria import parse_config
 from tracegrade.scoring.engine import score
@@ -91,6 +92,7 @@ def _selected_turns(connection: duckdb.DuckDBPyConnection, selection: Selection)
     ],
     ids=["sample", "since", "since+sample", "sample+where"],
 )
+@costly
 def test_a_selection_scores_its_turns_as_the_unrestricted_scoring_does(
     traffic: duckdb.DuckDBPyConnection, selection: Selection
 ) -> None:
@@ -105,6 +107,7 @@ def test_a_selection_scores_its_turns_as_the_unrestricted_scoring_does(
     assert len(selected) == len(expected) * len(metrics)  # every metric on every turn
 
 
+@costly
 def test_a_selection_reads_hot_and_archived_traces_through_the_spans_view(
     traffic: duckdb.DuckDBPyConnection, tmp_path: Path
 ) -> None:

@@ -10,6 +10,7 @@ import duckdb
 import pytest
 
 from tests.scoring.scorer_inputs import details, scores
+from tests.support.tiers import costly
 from tracegrade.errors import ConfigError
 from tracegrade.scoring import available_metrics, parse_config
 from tracegrade.scoring.inputs import load_inputs
@@ -105,6 +106,7 @@ def connection() -> duckdb.DuckDBPyConnection:
     return connect(":memory:")
 
 
+@costly
 def test_blank_results_count_as_errors_unless_switched_off(
     connection: duckdb.DuckDBPyConnection,
 ) -> None:

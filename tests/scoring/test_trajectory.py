@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from tests.scoring.adk_evaluators import adk_trajectory_scores
 from tests.scoring.reference import Call, trajectory_score
 from tests.scoring.scorer_inputs import details, load_trajectories, scores
+from tests.support.tiers import costly
 from tracegrade.store import connect
 from tracegrade.store.canonical import canonical_args
 
@@ -112,6 +113,7 @@ TURNS = st.lists(st.tuples(CALLS, CALLS), min_size=1, max_size=40)
 # match type, with and without args (tests/peer/test_scoring.py), in the fast tier too.
 @settings(max_examples=20, deadline=None)
 @given(turns=TURNS, match_type=st.sampled_from(ADK_TYPES), ignore_args=st.booleans())
+@costly
 def test_sql_equals_adk_on_random_trajectories(
     turns: list[tuple[list[Call], list[Call]]], match_type: str, ignore_args: bool
 ) -> None:
@@ -139,6 +141,7 @@ def test_sql_equals_adk_on_random_trajectories(
     default_mode=st.sampled_from(["EXACT", "SUBSET", "IGNORE"]),
     per_tool=st.dictionaries(NAMES, st.sampled_from(["EXACT", "SUBSET", "IGNORE"]), max_size=2),
 )
+@costly
 def test_sql_equals_reference_for_every_mode(
     turns: list[tuple[list[Call], list[Call]]],
     match_type: str,
@@ -167,6 +170,7 @@ _STRUCTS = '\'[{"name": "VARCHAR", "args": "VARCHAR", "mode": "VARCHAR"}]\''
     default_mode=st.sampled_from(["EXACT", "SUBSET", "IGNORE"]),
     per_tool=st.dictionaries(NAMES, st.sampled_from(["EXACT", "SUBSET", "IGNORE"]), max_size=2),
 )
+@costly
 def test_traj_score_macro_for_own_metrics_equals_reference(
     turn: tuple[list[Call], list[Call]],
     match_type: str,

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.tiers import costly
 from tracegrade.server.commit import CommitQueue
 from tracegrade.server.config import ServeConfig
 from tracegrade.server.memory import MIB, MemoryBudget, MemoryWatch, resident_bytes
@@ -49,6 +50,7 @@ def receiver_over_budget(tmp_path: Path) -> Iterator[tuple[Receiver, threading.E
     writer.close()
 
 
+@costly
 def test_over_the_budget_ingest_is_told_to_retry_and_queries_are_stopped(
     receiver_over_budget: tuple[Receiver, threading.Event],
 ) -> None:

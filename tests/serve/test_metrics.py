@@ -17,6 +17,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from tests.support.cli import invoke, one_line_error
 from tests.support.serve_app import ServeApp
 from tests.support.span_factory import adk_like_spans
+from tests.support.tiers import costly
 from tracegrade.exit_codes import ExitCode
 from tracegrade.server import metrics
 
@@ -87,6 +88,7 @@ def test_ingest_figures_move_after_spans_and_refusals(app: ServeApp) -> None:
     assert after[("tracegrade_database_bytes", ())] > 0
 
 
+@costly
 def test_scores_per_rule_and_metric(app: ServeApp, monkeypatch: pytest.MonkeyPatch) -> None:
     assert app.post("/v1/traces", _now_spans(4, seed=43), PROTOBUF).status == 200
     assert not any(name.startswith("tracegrade_score_") for name, _ in scrape(app))

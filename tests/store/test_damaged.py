@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.span_factory import adk_like_spans
+from tests.support.tiers import costly
 from tracegrade.capture.convert import RowBuilder
 from tracegrade.exit_codes import ExitCode
 from tracegrade.store import SpanWriter, connect
@@ -190,6 +191,7 @@ def test_a_damaged_serve_sidecar_is_one_line(
     assert "delete it" in line
 
 
+@costly
 def test_a_file_a_checkpoint_shrank_is_not_damaged(tmp_path: Path) -> None:
     """A checkpoint truncates free blocks off the file's end while the header still counts
     them: opening it again, read-only or not, is no damage."""

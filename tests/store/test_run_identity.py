@@ -15,12 +15,15 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from tests.support.otlp import otlp_request
+from tests.support.tiers import costly
 from tracegrade.capture.convert import RowBuilder
 from tracegrade.ingest.otlp import decode_request
 from tracegrade.scoring.engine import NothingToScore
 from tracegrade.scoring.stored import latest_run_id
 from tracegrade.store import LocalReader, SpanWriter
 from tracegrade.store.run_identity import SIGNATURE, run_receipts, run_signature
+
+pytestmark = costly  # every test here: see tests.support.tiers.costly
 
 TOKEN = "the-token"
 TEN_YEARS_NS = 10 * 365 * 86400 * 10**9

@@ -12,6 +12,7 @@ import duckdb
 import pytest
 
 from tests.support.paths import DATA
+from tests.support.tiers import costly
 from tracegrade._resources import sql_files
 from tracegrade.ingest import ingest_file
 from tracegrade.store import SpanWriter, connect
@@ -58,6 +59,7 @@ def _rows(connection: duckdb.DuckDBPyConnection, view: str) -> list[tuple[object
     return sorted(connection.execute(f"SELECT * FROM {view}").fetchall(), key=repr)  # noqa: S608 — a view name
 
 
+@costly
 def test_an_upgraded_database_gives_the_same_view_rows(written_now: Path, tmp_path: Path) -> None:
     before = tmp_path / "before.duckdb"
     _written_before_004(before, written_now)
@@ -76,6 +78,7 @@ def test_an_upgraded_database_gives_the_same_view_rows(written_now: Path, tmp_pa
         now.close()
 
 
+@costly
 def test_a_span_inserted_without_attrs_reads_the_same(written_now: Path, tmp_path: Path) -> None:
     """Rows another client inserts (attrs left NULL) are parsed at read time."""
     copy = tmp_path / "copy.duckdb"

@@ -9,6 +9,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from tests.support.tiers import costly
 from tests.support.views import VIEWS
 from tracegrade._resources import sql_files
 from tracegrade.errors import DatabaseError, DatabaseLockedError
@@ -40,6 +41,7 @@ def test_views_live_in_the_file_for_any_duckdb_client(db_path: Path) -> None:
     assert views >= VIEWS
 
 
+@costly
 def test_read_only_open_changes_nothing(db_path: Path) -> None:
     connect(db_path).close()
     before = db_path.stat().st_mtime_ns

@@ -26,6 +26,7 @@ from tests.serve.helpers import PROTOBUF, protobuf
 from tests.support.cli import invoke
 from tests.support.serve_app import ServeApp
 from tests.support.span_factory import adk_like_spans
+from tests.support.tiers import costly
 from tracegrade.capture import BlockingSpanProcessor, DuckDBSpanExporter
 from tracegrade.report import build_report
 from tracegrade.report.queries import from_facts
@@ -82,6 +83,7 @@ def agent_module(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
     return offline_agent_module(monkeypatch)
 
 
+@costly
 def test_an_eval_runs_facts_are_its_rebuilt_rows_and_score_and_report_the_same(
     agent_module: ModuleType, captured: BlockingSpanProcessor, writer: SpanWriter
 ) -> None:
@@ -121,7 +123,8 @@ def test_an_eval_runs_facts_are_its_rebuilt_rows_and_score_and_report_the_same(
         for call in turn.tool_calls
         if call.error
     ]
-    assert errors and all(error.type for error in errors)
+    assert errors
+    assert all(error.type for error in errors)
 
     assert over_facts.verdict == over_spans.verdict
     assert over_facts.exit_code == over_spans.exit_code
@@ -170,6 +173,7 @@ def traffic_app(tmp_path: Path) -> Iterator[ServeApp]:
     app.close()
 
 
+@costly
 def test_traffic_facts_and_a_late_span_recompute_only_its_turn(traffic_app: ServeApp) -> None:
     spans = adk_like_spans(6, seed=41)
     late = next(s for s in spans if s.name == "execute_tool find")  # turn 0's tool call
@@ -204,6 +208,7 @@ def test_traffic_facts_and_a_late_span_recompute_only_its_turn(traffic_app: Serv
     assert (late_trace, "find") in calls
 
 
+@costly
 def test_a_late_span_makes_its_trace_stale_at_once(tmp_path: Path) -> None:
     """Before any keeper recomputes it, the late span's trace is rebuilt from its spans."""
     writer = SpanWriter.open(tmp_path / "late.duckdb", keep_facts=False)
@@ -263,6 +268,7 @@ def test_facts_of_another_version_are_not_read(tmp_path: Path) -> None:
         assert_same_rows(connection)
 
 
+@costly
 def test_the_fact_tables_hold_exactly_what_scoring_selects(tmp_path: Path) -> None:
     """Columns and types: a view that changes what scoring selects needs a migration."""
     connection = connect(tmp_path / "columns.duckdb")
@@ -279,6 +285,7 @@ def test_the_fact_tables_hold_exactly_what_scoring_selects(tmp_path: Path) -> No
         connection.close()
 
 
+@costly
 def test_db_upgrade_computes_the_facts_a_database_was_stored_without(tmp_path: Path) -> None:
     db = tmp_path / "older.duckdb"
     writer = SpanWriter.open(db, keep_facts=False)  # as a tracegrade before migration 10

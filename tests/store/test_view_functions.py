@@ -12,6 +12,7 @@ import pytest
 
 from tests.support.adk_run import adk_settings, run_scenario
 from tests.support.scenarios import Scenario
+from tests.support.tiers import costly
 from tests.support.tool_agents import INVALID_CALLS, VALID_CALLS, tools_agent
 from tracegrade.capture import BlockingSpanProcessor
 from tracegrade.store import LocalReader, SpanWriter, connect
@@ -82,6 +83,7 @@ def test_a_users_own_view_over_the_calls_is_checked(calls_db: Path) -> None:
     assert rows == [(len(INVALID_CALLS),)]
 
 
+@costly
 def test_only_tool_calls_answers_differently_with_the_check(calls_db: Path) -> None:
     """Why the check is left out for every other shipped view: its rows are the same
     either way (and the test can tell: tool_calls' are not)."""

@@ -9,7 +9,10 @@ from pathlib import Path
 
 import duckdb
 
+from tests.support.tiers import costly
 from tracegrade.store import connect
+
+pytestmark = costly  # every test here: see tests.support.tiers.costly
 
 
 def _temporary_views(connection: duckdb.DuckDBPyConnection) -> set[str]:

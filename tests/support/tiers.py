@@ -28,6 +28,13 @@ from typing import Any
 
 import pytest
 
+costly = pytest.mark.process
+"""On a test that starts nothing but costs as much as one that does, ~1.5 s or more on its
+own on a quiet machine (an agent replayed through ADK, a database scored, archived or read
+back through the views, whose planning alone is ~0.5 s a view): the fast tier leaves it to
+the full suite, as it does the tests that start a process. `bench/startup/run.py --tier`
+lists the slowest tests the tier kept, for the next one to mark."""
+
 PROCESS_FOLDERS = ("browser", "spark")
 _STARTERS = (subprocess, multiprocessing, socketserver, http.server)
 _OS_STARTERS = {"fork", "forkpty", "posix_spawn", "posix_spawnp", "system", "popen"}

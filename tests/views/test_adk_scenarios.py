@@ -16,6 +16,7 @@ import pytest
 
 from tests.support.adk_run import OracleTurn, adk_settings, oracle, run_scenario
 from tests.support.scenarios import SCENARIOS
+from tests.support.tiers import costly
 from tracegrade.capture import BlockingSpanProcessor
 from tracegrade.store import SpanWriter
 
@@ -55,6 +56,7 @@ def _turns(connection: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     ("schema", "content"), MODES, ids=[f"v{s}-{'content' if c else 'nocontent'}" for s, c in MODES]
 )
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
+@costly
 def test_views_agree_with_adk_eval(
     name: str, schema: str, content: bool, writer: SpanWriter, captured: BlockingSpanProcessor
 ) -> None:
@@ -113,6 +115,7 @@ def test_one_turn_per_invocation_with_its_ids(
     assert {r[3] for r in rows} == {"weather_agent"}
 
 
+@costly
 def test_tool_errors_are_flagged_by_kind(
     writer: SpanWriter, captured: BlockingSpanProcessor
 ) -> None:
@@ -201,6 +204,7 @@ def test_tokens_absent_are_null_not_zero(
     assert rows == [(1, 120, 25, 7, None), (2, 170, 17, 5, 64), (3, 210, 21, 0, None)]
 
 
+@costly
 def test_parallel_branches_share_a_group(
     writer: SpanWriter, captured: BlockingSpanProcessor
 ) -> None:

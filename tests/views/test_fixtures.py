@@ -12,8 +12,11 @@ from typing import Any
 import pytest
 
 from tests.support.paths import DATA
+from tests.support.tiers import costly
 from tracegrade.ingest import ingest_file
 from tracegrade.store import SpanWriter
+
+pytestmark = costly  # every test here: see tests.support.tiers.costly
 
 TRACES = DATA / "traces"
 FIXTURES = sorted(p.name.removesuffix(".otlp.jsonl") for p in TRACES.glob("*.otlp.jsonl"))

@@ -15,6 +15,7 @@ import pytest
 from tests.report.helpers import score_with
 from tests.support.paths import DATA
 from tests.support.span_factory import adk_like_spans
+from tests.support.tiers import costly
 from tests.support.views import dict_rows
 from tracegrade.capture import DuckDBSpanExporter
 from tracegrade.ingest import ingest_file
@@ -85,6 +86,7 @@ def _expected(connection: Any) -> dict[tuple[Any, ...], dict[str, Any]]:
     return expected
 
 
+@costly
 def test_hourly_rows_are_the_latest_score_per_rule_turn_and_metric(db: Path) -> None:
     connection = connect(db, read_only=True)
     try:
@@ -128,6 +130,7 @@ def test_a_day_sums_its_hours_and_rates_are_shares_of_the_turns_scored(db: Path)
     assert token["cost_usd"] > 0
 
 
+@costly
 def test_turns_carry_their_service_name_and_version(tmp_path: Path) -> None:
     db = tmp_path / "versions.duckdb"
     exporter = DuckDBSpanExporter(db)

@@ -16,6 +16,7 @@ import pytest
 from tests.report.helpers import BASE_RUN, NEXT_RUN
 from tests.report.pages.hostile import CASE_ID, make_hostile_run
 from tests.serve.helpers import Reply, Server, request, start_server
+from tests.support.tiers import costly
 from tracegrade.report.diff.build import diff_runs
 from tracegrade.report.pages import render_run_page, run_live, runs_live
 from tracegrade.report.pages.links import LiveLinks
@@ -176,6 +177,7 @@ def test_ids_with_slashes_and_markup_reach_their_page(tmp_path: Path) -> None:
         server.stop()
 
 
+@costly
 def test_page_queries_pass_the_sql_guard(runs_db: Path, tmp_path: Path) -> None:
     db = tmp_path / "runs.duckdb"
     shutil.copy(runs_db, db)

@@ -23,6 +23,7 @@ import pytest
 
 from tests.support.cli import invoke
 from tests.support.span_factory import adk_like_spans
+from tests.support.tiers import costly
 from tracegrade.capture import DuckDBSpanExporter
 from tracegrade.report.pages.monitor import WINDOWS, build_monitor_page, series_points
 from tracegrade.scoring.judging.settings import JudgeSettings
@@ -131,6 +132,7 @@ def mixed(db: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+@costly
 def test_the_writer_kept_fresh_facts_of_every_trace(db: Path) -> None:
     with connect(db, read_only=True) as connection:
         fresh = {r[0] for r in connection.execute(FRESH, [version()]).fetchall()}

@@ -16,6 +16,7 @@ import pytest
 
 from tests.report.helpers import BASE_RUN, NEXT_RUN, JsonReader
 from tests.report.pages.hostile import CASE_ID, HOSTILE, make_hostile_run
+from tests.support.tiers import costly
 from tracegrade.report import build_report
 from tracegrade.report.pages import PageLimits, build_run_page, run_file
 from tracegrade.report.pages.charts import bin_edges, histograms
@@ -27,6 +28,7 @@ from tracegrade.store import LocalReader, connect
 STATIC = Path(__file__).parents[3] / "src" / "tracegrade" / "report" / "pages" / "static"
 
 
+@costly
 def test_totals_equal_the_report_s(reader: LocalReader, json_reader: JsonReader) -> None:
     for run_id in (BASE_RUN, NEXT_RUN):
         report = build_report(reader, run_id=run_id)
@@ -97,6 +99,7 @@ def test_bin_edges_are_round_and_cover_scores_and_budgets(
     assert start + count * width >= max([hi, *marks])
 
 
+@costly
 def test_a_large_run_is_cut_to_its_limits(reader: LocalReader) -> None:
     limits = PageLimits(cases=2, details=1, waterfalls=1, slowest=1)
     page = build_run_page(reader, run_id=BASE_RUN, limits=limits)
@@ -156,6 +159,7 @@ def hostile_db(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalReader
     connection.close()
 
 
+@costly
 def test_untrusted_text_is_shown_as_text(hostile_db: LocalReader) -> None:
     html = run_file(hostile_db)
     assert "onerror=alert" in html.replace("&#34;", '"')  # the text is there...

@@ -13,6 +13,7 @@ import pytest
 
 from tests.support.serve_app import ServeApp
 from tests.support.span_factory import adk_like_spans, session_spans
+from tests.support.tiers import costly
 from tracegrade.capture import DuckDBSpanExporter
 from tracegrade.report.pages.turn_content import CAPTURE_HINT
 
@@ -36,6 +37,7 @@ def _turn_ids(app: ServeApp) -> dict[str, str]:
     return {str(key): str(turn) for key, turn in rows}
 
 
+@costly
 def test_the_traces_page_escapes_what_agents_and_users_wrote(app: ServeApp) -> None:
     reply = app.request("GET", f"/traces?agent={quote(HOSTILE)}&text={quote(HOSTILE)}")
     assert reply.status == 200
@@ -84,6 +86,7 @@ def test_a_filter_that_cannot_be_read_is_a_400_naming_it(
         ("javascript:alert(1)", False),
     ],
 )
+@costly
 def test_a_turn_links_back_only_to_serve_s_own_pages(app: ServeApp, back: str, shown: bool) -> None:
     turn = _turn_ids(app)["shop:1"]
     page = app.request("GET", f"/turns/{turn}?back={quote(back, safe='')}").body.decode()
@@ -92,6 +95,7 @@ def test_a_turn_links_back_only_to_serve_s_own_pages(app: ServeApp, back: str, s
         assert f'href="{back.replace("&", "&amp;")}" class="back"' in page
 
 
+@costly
 def test_a_turn_without_content_says_how_to_capture_it(app: ServeApp) -> None:
     ids = _turn_ids(app)
     bare = app.request("GET", f"/turns/{ids['shop:0']}").body.decode()

@@ -24,10 +24,13 @@ from tests.support.judging import (
     recording_adk_invocations,
     write_case_files,
 )
+from tests.support.tiers import costly
 from tracegrade.capture import BlockingSpanProcessor
 from tracegrade.harness import RunOptions, run_eval
 from tracegrade.scoring import Selection, load_scoring_config, score
 from tracegrade.store import SpanWriter
+
+pytestmark = costly  # every test here: see tests.support.tiers.costly
 
 
 def _ours(writer: SpanWriter, scoring_id: str) -> Scores:

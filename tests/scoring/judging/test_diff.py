@@ -6,11 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.support.judging import SwitchJudge, run_house
+from tests.support.tiers import costly
 from tracegrade.capture import BlockingSpanProcessor
 from tracegrade.report import DiffTolerances, diff_runs, render_diff
 from tracegrade.scoring import Selection, available_metrics, parse_config, score
 from tracegrade.store import LocalReader, SpanWriter
 from tracegrade.testing import judge_answers
+
+pytestmark = costly  # every test here: see tests.support.tiers.costly
 
 METRIC = "final_response_match_v2"
 CRITERIA = {"criteria": {METRIC: {"threshold": 0.5, "judge_model_options": {

@@ -17,6 +17,7 @@ from google.adk.evaluation.eval_config import EvalConfig, get_eval_metrics_from_
 from tests.support.adk_run import adk_settings
 from tests.support.judging import scenario_invocations
 from tests.support.scenarios import SCENARIOS
+from tests.support.tiers import costly
 from tracegrade.capture import BlockingSpanProcessor
 from tracegrade.scoring import Selection
 from tracegrade.scoring.engine import prepare_inputs
@@ -26,6 +27,8 @@ from tracegrade.scoring.judging.metrics import ADK_JUDGED
 from tracegrade.scoring.judging.turns import load_turns
 from tracegrade.store import SpanWriter
 from tracegrade.testing import ScriptedJudge, judge_answers
+
+pytestmark = costly  # every test here: see tests.support.tiers.costly
 
 NAMES = ["parallel_calls", "multi_turn", "tool_errors", "numbers", "sequential", "transfer",
          "agent_tool", "error_response", "parallel_agent"]  # fmt: skip

@@ -13,6 +13,7 @@ import pytest
 
 from tests.support.adk_run import adk_settings
 from tests.support.judging import RUBRICS, SwitchJudge, house_agent, scenario_invocations
+from tests.support.tiers import costly
 from tracegrade.capture import BlockingSpanProcessor
 from tracegrade.exit_codes import ExitCode
 from tracegrade.scoring import ScoringResult, Selection, available_metrics, parse_config, score
@@ -48,6 +49,7 @@ def _turn_scores(connection: duckdb.DuckDBPyConnection, scoring_id: str) -> dict
     return {(m, c, t): (s, st, json.loads(d)) for m, c, t, s, st, d in rows}
 
 
+@costly
 def test_scoring_again_calls_no_judge_and_gives_the_same_scores(
     house_run: str, writer: SpanWriter, switch_judge: type[SwitchJudge]
 ) -> None:
@@ -65,6 +67,7 @@ def test_scoring_again_calls_no_judge_and_gives_the_same_scores(
     assert usage == [(first.scoring_id, 24, 0, 24), (second.scoring_id, 24, 24, 0)]
 
 
+@costly
 def test_a_changed_rubric_rejudges_that_metric_only(
     house_run: str, writer: SpanWriter, switch_judge: type[SwitchJudge]
 ) -> None:
@@ -82,6 +85,7 @@ def test_a_changed_rubric_rejudges_that_metric_only(
     assert usage == {FINAL: 0, TOOLS: 12}
 
 
+@costly
 def test_a_failing_judge_is_an_error_not_a_failure(
     house_run: str, writer: SpanWriter, switch_judge: type[SwitchJudge]
 ) -> None:
@@ -112,6 +116,7 @@ def test_a_failing_judge_is_an_error_not_a_failure(
     assert again.exit_code == ExitCode.OK
 
 
+@costly
 def test_unreadable_answers_are_errors_too_within_the_error_budget(
     house_run: str, writer: SpanWriter, switch_judge: type[SwitchJudge]
 ) -> None:
@@ -129,6 +134,7 @@ def test_unreadable_answers_are_errors_too_within_the_error_budget(
     assert result.exit_code == ExitCode.OK
 
 
+@costly
 def test_turns_without_captured_content_are_not_judged(
     captured: BlockingSpanProcessor, writer: SpanWriter, switch_judge: type[SwitchJudge]
 ) -> None:

@@ -6,10 +6,13 @@ from __future__ import annotations
 import json
 
 from tests.support.judging import SwitchJudge
+from tests.support.tiers import costly
 from tracegrade.report import build_report, render_terminal, to_json, to_junit
 from tracegrade.scoring import Selection, available_metrics, parse_config, score
 from tracegrade.store import LocalReader, SpanWriter
 from tracegrade.testing import judge_answers
+
+pytestmark = costly  # every test here: see tests.support.tiers.costly
 
 
 def _answers(prompt: str, sample: int) -> str:

@@ -10,10 +10,13 @@ from typing import Any
 import pytest
 
 from tests.support.judging import SwitchJudge
+from tests.support.tiers import costly
 from tracegrade.errors import ConfigError
 from tracegrade.scoring import Selection, available_metrics, parse_config, score
 from tracegrade.store import SpanWriter
 from tracegrade.testing import judge_answers
+
+pytestmark = costly  # every test here: see tests.support.tiers.costly
 
 JUDGE = {"judge_model": SwitchJudge.NAME, "num_samples": 3}
 

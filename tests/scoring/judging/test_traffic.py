@@ -11,10 +11,13 @@ from typer.testing import CliRunner
 
 from tests.support.adk_run import adk_settings
 from tests.support.judging import USER, SwitchJudge, house_agent, scenario_invocations
+from tests.support.tiers import costly
 from tracegrade.capture import BlockingSpanProcessor
 from tracegrade.cli.main import app
 from tracegrade.scoring.selection import Selection
 from tracegrade.store import SpanWriter, connect
+
+pytestmark = costly  # every test here: see tests.support.tiers.costly
 
 SESSIONS = [(USER["bedroom"], USER["kitchen"]), (USER["on"],), (USER["off"], USER["help"]),
             (USER["who"],), (USER["on"], USER["bedroom"])]  # fmt: skip

@@ -12,6 +12,7 @@ import pytest
 from google.adk.evaluation.evaluator import EvalStatus, EvaluationResult, PerInvocationResult
 
 from tests.support.judging import SwitchJudge
+from tests.support.tiers import costly
 from tracegrade.scoring import Selection, available_metrics, parse_config, score
 from tracegrade.scoring.judging import metrics, other_runs
 from tracegrade.store import SpanWriter
@@ -30,6 +31,7 @@ def _safety(writer: SpanWriter, run_id: str) -> list[tuple[Any, ...]]:
     ).fetchall()
 
 
+@costly
 def test_without_the_eval_extra_they_are_not_evaluated_saying_so(
     house_run: str, writer: SpanWriter, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -82,6 +84,7 @@ class FakeJudged(metrics.AdkJudged):
         return FakeVertexEvaluator
 
 
+@costly
 def test_with_credentials_adks_evaluator_scores_and_the_answers_are_cached(
     house_run: str,
     writer: SpanWriter,
