@@ -14,6 +14,7 @@ from tracegrade._resources import queries_dir
 from tracegrade.errors import TracegradeError, closest
 from tracegrade.store.reader import Reader, records
 from tracegrade.store.run_identity import run_receipts, run_token
+from tracegrade.store.turn_facts import HAS_FACTS
 from tracegrade.store.turn_facts import version as facts_version
 
 Row = dict[str, Any]
@@ -201,12 +202,7 @@ def from_facts(reader: Reader, run_id: str) -> bool:
     rows the views give: every trace of the run has fresh ones
     (queries/report/run_facts_fresh.sql). Planning the `turns` and `tool_calls` views is
     most of a small run's report."""
-    has_facts = records(
-        reader,
-        "SELECT count(*) AS found FROM duckdb_tables() WHERE table_name = 'turn_fact_traces' "
-        "AND schema_name = 'main' AND NOT temporary",
-    )
-    if not has_facts[0]["found"]:  # a database made before migration 010
+    if not records(reader, HAS_FACTS)[0]["found"]:  # a database made before migration 010
         return False
     fresh = records(reader, report_sql("run_facts_fresh"), [run_id, facts_version()])
     return bool(fresh[0]["fresh"])

@@ -90,12 +90,16 @@ def mark_fresh(connection: duckdb.DuckDBPyConnection, *, read_facts: bool = True
     )
 
 
+# Whether the database has the fact tables (migration 010): one row, its count 0 or 1. SQL
+# rather than a function of a connection, for the reports' `Reader`, local or remote.
+HAS_FACTS = (
+    "SELECT count(*) AS found FROM duckdb_tables() WHERE NOT temporary AND schema_name = 'main' "
+    "AND database_name = current_database() AND table_name = 'turn_fact_traces'"
+)
+
+
 def _has_facts(connection: duckdb.DuckDBPyConnection) -> bool:
-    found = connection.execute(
-        "SELECT count(*) FROM duckdb_tables() WHERE NOT temporary AND schema_name = 'main' "
-        "AND database_name = current_database() AND table_name = 'turn_fact_traces'"
-    ).fetchall()
-    return bool(found[0][0])
+    return bool(connection.execute(HAS_FACTS).fetchall()[0][0])
 
 
 def refresh(connection: duckdb.DuckDBPyConnection, traces: Iterable[str]) -> int:
