@@ -5,6 +5,7 @@ turns/s, peak RSS and the ratios; every size runs in a fresh process.
     python bench/score/run.py [--sizes 10000,100000,1000000] [--adk-max 100000]
                               [--validity-at 100000] [--rounds 3] [--against-src SRC]
     python bench/score/run.py --end-to-end [--turns 100000] [--rounds 3] [--against EXE]
+                              [--short-answers]
     python bench/score/run.py --traffic-sample 0.05 [--turns 100000] [--rounds 3]
 
 `--against-src SRC` also scores each size with tracegrade imported from SRC (another
@@ -241,12 +242,16 @@ def _spawn(
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def end_to_end(n: int, rounds: int, cache: Path, against: str | None = None) -> None:
+def end_to_end(
+    n: int, rounds: int, cache: Path, against: str | None = None, short: bool = False
+) -> None:
     """`against`: another build's `tracegrade` executable (e.g. main's, in its own venv),
-    timed on the same file in each round, between ours and ADK's."""
-    from stored import WORDS, cached_database
+    timed on the same file in each round, between ours and ADK's. `short`: answers of 20-40
+    words instead of 150-300 (the issue's bar)."""
+    from stored import SHORT_WORDS, WORDS, cached_database
 
-    db = cached_database(n, cache)
+    words = SHORT_WORDS if short else WORDS
+    db = cached_database(n, cache, words)
     print(f"{'round':>5} {'who':12} {'turns/s':>9} {'wall s':>8} {'cpu s':>7} {'peak MB':>8} "
           f"{'lines':>7}  load before")  # fmt: skip
     runs: dict[str, list[dict[str, Any]]] = {"tracegrade": [], "against": [], "ADK": []}
@@ -256,7 +261,7 @@ def end_to_end(n: int, rounds: int, cache: Path, against: str | None = None) -> 
         if against:
             runs["against"].append(_score_command(db, executable=against))
             _e2e_row(round_, "against", n, runs["against"][-1])
-        runs["ADK"].append(_spawn("adk", n, False, words=WORDS))
+        runs["ADK"].append(_spawn("adk", n, False, words=words))
         _e2e_row(round_, "ADK", n, runs["ADK"][-1])
     medians = {who: _medians(r) for who, r in runs.items() if r}
     for who, (wall, cpu) in medians.items():
@@ -429,6 +434,9 @@ def main() -> None:
     )
     parser.add_argument("--turns", type=int, default=100_000)
     parser.add_argument(
+        "--short-answers", action="store_true", help="end to end: answers of 20-40 words"
+    )
+    parser.add_argument(
         "--against", help="end to end: another build's tracegrade executable, timed each round"
     )
     parser.add_argument(
@@ -452,7 +460,7 @@ def main() -> None:
         return
     if args.end_to_end:
         print(f"load {_load()}")
-        end_to_end(args.turns, args.rounds, Path(args.cache), args.against)
+        end_to_end(args.turns, args.rounds, Path(args.cache), args.against, args.short_answers)
         return
     if args.validity_at:
         validity(args.validity_at, args.rounds)
