@@ -353,45 +353,61 @@ def _score_command(
         copy = Path(workdir) / db.name
         shutil.copyfile(db, copy)
         load = _load()
-        start = time.perf_counter()
         returncode, stdout, stderr, usage = _run_measured(
             [executable or _TRACEGRADE, "score", "--db", str(copy), *options]
         )
-        seconds = time.perf_counter() - start
     if returncode not in (0, 1):
         raise SystemExit(f"tracegrade score failed ({returncode}): {stderr[-2000:]}")
     return {
-        "seconds": seconds,
-        "cpu_s": usage.ru_utime + usage.ru_stime,
-        "peak_rss_mb": usage.ru_maxrss / 1024,
+        **usage,
         "lines": stdout.count("\n"),
         "turns": _scored_turns(stdout),
         "load": load,
     }
 
 
-def _run_measured(args: list[str]) -> tuple[int, str, str, Any]:
-    """Run `args` with stdout and stderr to pipes; its exit code, output and its own
-    resource usage (os.wait4: RUSAGE_CHILDREN's peak RSS is the largest of every child
-    so far, ADK's included)."""
+# Spawns the command, waits for it and writes its wall seconds, CPU seconds and peak RSS to
+# the file argv[1]. A process that starts another (fork, vfork or posix_spawn) hands its own
+# peak RSS to it at exec (Linux keeps the larger in the child's ru_maxrss), so spawned
+# straight from this process, whose peak holds the stored run's build (7.8 GB), the command
+# would report this process's peak, not its own; from a fresh interpreter it reports ~10 MB
+# or its own, whichever is larger.
+_LAUNCHER = """
+import json, os, sys, time
+start = time.perf_counter()
+pid = os.posix_spawnp(sys.argv[2], sys.argv[2:], os.environ)
+_, status, usage = os.wait4(pid, 0)
+seconds = time.perf_counter() - start
+with open(sys.argv[1], "w") as report:
+    json.dump({"seconds": seconds, "cpu_s": usage.ru_utime + usage.ru_stime,
+               "peak_rss_mb": usage.ru_maxrss / 1024}, report)
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
+def _run_measured(args: list[str]) -> tuple[int, str, str, dict[str, float]]:
+    """Run `args` with stdout and stderr to pipes; its exit code, output and its own wall
+    seconds, CPU seconds and peak RSS (see _LAUNCHER)."""
     import threading
 
-    process = subprocess.Popen(
-        args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env={**os.environ, "PYTHONWARNINGS": "ignore"},
-    )  # fmt: skip
-    output: dict[str, str] = {}
-    readers = [
-        threading.Thread(target=lambda n=name, f=pipe: output.__setitem__(n, f.read()))
-        for name, pipe in (("out", process.stdout), ("err", process.stderr))
-    ]
-    for reader in readers:
-        reader.start()
-    _, status, usage = os.wait4(process.pid, 0)
-    for reader in readers:
-        reader.join()
-    process.returncode = os.waitstatus_to_exitcode(status)
-    return process.returncode, output["out"], output["err"], usage
+    with tempfile.NamedTemporaryFile("r", suffix=".json") as report:
+        process = subprocess.Popen(
+            [sys.executable, "-c", _LAUNCHER, report.name, *args],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            env={**os.environ, "PYTHONWARNINGS": "ignore"},
+        )  # fmt: skip
+        output: dict[str, str] = {}
+        readers = [
+            threading.Thread(target=lambda n=name, f=pipe: output.__setitem__(n, f.read()))
+            for name, pipe in (("out", process.stdout), ("err", process.stderr))
+        ]
+        for reader in readers:
+            reader.start()
+        returncode = process.wait()
+        for reader in readers:
+            reader.join()
+        usage = json.loads(Path(report.name).read_text() or "{}")
+    return returncode, output["out"], output["err"], usage
 
 
 _TRACEGRADE = str(Path(sys.executable).with_name("tracegrade"))
