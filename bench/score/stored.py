@@ -40,7 +40,7 @@ def cached_database(n: int, cache: Path, words: tuple[int, int] = WORDS) -> Path
         Path(__file__).read_bytes()
         + (Path(__file__).parents[1] / "adk_spans.py").read_bytes()
         + (Path(__file__).parent / "synthetic.py").read_bytes()
-        + (b"" if words == WORDS else repr(words).encode())  # the long answers' key as before
+        + repr(words).encode()
     ).hexdigest()[:12]
     path = cache / f"score-{n}-{key}.duckdb"
     if not path.exists():
