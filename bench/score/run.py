@@ -406,8 +406,10 @@ def _run_measured(args: list[str]) -> tuple[int, str, str, dict[str, float]]:
         returncode = process.wait()
         for reader in readers:
             reader.join()
-        usage = json.loads(Path(report.name).read_text() or "{}")
-    return returncode, output["out"], output["err"], usage
+        measured = Path(report.name).read_text()
+    if not measured:  # the launcher failed before the command ran (exit 1, as a failed gate)
+        raise SystemExit(f"could not start {args[0]}: {output['err'][-2000:]}")
+    return returncode, output["out"], output["err"], json.loads(measured)
 
 
 _TRACEGRADE = str(Path(sys.executable).with_name("tracegrade"))
