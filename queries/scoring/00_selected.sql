@@ -101,13 +101,3 @@ SELECT
     l.input_tokens, l.output_tokens, l.reasoning_tokens, l.cached_tokens,
     l.is_error, l.start_ns, l.end_ns
 FROM scoring_llm_calls l;
-
--- The eval-case spans of the selected traces (an eval run's cases are in its run's trace,
--- which carries its run id), read once: they are spread over the file, and each read of
--- their attributes reads the whole column (~0.6 s CPU at 1.16M ADK spans), which the
--- expected turns, their calls, the plan and the scenarios each did.
-CREATE OR REPLACE TEMP TABLE scoring_case_spans AS
-SELECT * FROM scoring_spans WHERE scope_name = 'tracegrade' AND name = 'tracegrade.eval_case';
-
-CREATE OR REPLACE TEMP TABLE scoring_expected_turns AS
-SELECT * FROM tg_expected_turns('scoring_case_spans');

@@ -1,6 +1,7 @@
 -- What every scorer reads, for the turns in `scored_turns` (made first from the selection),
 -- from the selected traces' calls and eval cases (00_selected.sql: stored turn facts where
--- fresh, else rebuilt from spans; tool arguments in canonical form, tg_canonical_json, there).
+-- fresh, else rebuilt from spans; tool arguments in canonical form, tg_canonical_json, there;
+-- 00_expected.sql: the eval cases' expected turns).
 --
 -- The scorer-input contract: a metric's SQL (queries/scorers/, or a user's --metrics folder)
 -- reads the tables this file and 02_derived.sql make, and `prices`. Each opens with a
@@ -104,10 +105,14 @@ JOIN scoring_expected_turns e
 --   args                   the expected arguments in canonical JSON; NULL when given none
 --   raw_args               the arguments as the eval set wrote them, to show (`true`, not 1)
 CREATE OR REPLACE TEMP TABLE scored_expected_calls AS
-SELECT t.turn_id, e.seq, e.name, tg_canonical_json(e.args) AS args,
-       e.args::VARCHAR AS raw_args
+SELECT t.turn_id, e.seq, e.name, e.args, e.raw_args
 FROM scored_turns t
-JOIN tg_expected_tool_calls('scoring_expected_turns') e
+JOIN (
+    -- Canonical once a call of the eval set, not once for each of its repeats' turns.
+    SELECT run_id, eval_set_id, case_id, turn_index, seq, name,
+           tg_canonical_json(args) AS args, args::VARCHAR AS raw_args
+    FROM tg_expected_tool_calls('scoring_expected_turns')
+) e
   ON e.run_id = t.run_id AND e.eval_set_id = t.eval_set_id
  AND e.case_id = t.case_id AND e.turn_index = t.turn_index;
 

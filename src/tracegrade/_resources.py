@@ -28,7 +28,8 @@ def sql_files(subdir: str) -> list[Path]:
 
 
 def scoring_sql(step: str) -> str:
-    """The text of `queries/scoring/NN_<step>.sql` (inputs, derived, levels or store)."""
+    """The text of `queries/scoring/NN_<step>.sql` (selected, expected, inputs, derived,
+    levels or store)."""
     return query_text("scoring", step)
 
 

@@ -156,10 +156,10 @@ ORDER BY start_ns, turn_id
 def match_sessions(
     connection: duckdb.DuckDBPyConnection, run_id: str, cases: Sequence[Case]
 ) -> Matching:
-    """Match the selected traces' sessions (queries/scoring/00_selected.sql has made them
-    ready) to `cases`; leave `scoring_matches` (turn → run, eval set, case, repeat, turn),
-    the cases' expectations in `scoring_expected_turns` and their repeats in
-    `scoring_case_repeats`, as an eval run's would be."""
+    """Match the selected traces' sessions (queries/scoring/00_selected.sql and
+    00_expected.sql have made them ready) to `cases`; leave `scoring_matches` (turn → run,
+    eval set, case, repeat, turn), the cases' expectations in `scoring_expected_turns` and
+    their repeats in `scoring_case_repeats`, as an eval run's would be."""
     conversations = [c for c in cases if c.scenario is None and c.turns]
     _replace_expected(connection, run_id, conversations)
     cases_sql = _CASE_KEYS

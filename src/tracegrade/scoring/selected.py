@@ -32,7 +32,8 @@ def select_traces(
 ) -> None:
     """Normalise the spans of the traces `traces` keeps (a WHERE clause over `spans` and its
     parameters; None: every trace) into the tables of queries/scoring/00_selected.sql, but
-    for the traces with fresh turn facts, read from those (unless not `read_facts`)."""
+    for the traces with fresh turn facts, read from those (unless not `read_facts`); their
+    eval cases' expected turns into those of 00_expected.sql."""
     source = "spans"
     from_files = _spans_read_from_files(connection)
     if traces is not None:
@@ -54,6 +55,7 @@ def select_traces(
     # The archive's spans are counted only by reading its files: they are rebuilt.
     mark_fresh(connection, read_facts=read_facts and not from_files)
     connection.execute(scoring_sql("selected"))
+    connection.execute(scoring_sql("expected"))
 
 
 # Whether a turn of an eval run has an expected turn to be scored against.
@@ -98,9 +100,12 @@ def _keeps_every_trace(connection: duckdb.DuckDBPyConnection, from_files: bool) 
     return bool(found[0][0])
 
 
-# What 00_selected.sql makes, and what score --evalset matches (scoring/matching.py).
+# What 00_selected.sql and 00_expected.sql make, and what score --evalset matches
+# (scoring/matching.py).
 _SELECTED_TABLES = (
     *SELECTED_TABLES,
+    "scoring_case_spans",
+    "scoring_expected_turns",
     "scoring_traces",
     "scoring_case_repeats",
     "scoring_matches",

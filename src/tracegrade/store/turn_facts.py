@@ -51,8 +51,6 @@ SELECTED_TABLES = (
     "scoring_span_tree",
     "scoring_llm_calls",
     "scoring_tool_calls",
-    "scoring_case_spans",
-    "scoring_expected_turns",
     "scoring_rebuilt_traces",
 )
 SELECTED_VIEWS = (
