@@ -14,18 +14,31 @@
 --   keys                   name and arguments together: equal keys are equal calls
 --   args_captured          every call's arguments were recorded
 CREATE OR REPLACE TEMP TABLE scored_trajectories AS
+WITH ordered AS (
+    -- The calls sorted once, as one list of structs (six lists each sorting the calls took
+    -- 0.53 s at 100k turns), then split.
+    SELECT
+        turn_id,
+        list({
+            'name': name,
+            'args': args,
+            'shown': CASE WHEN args IS NOT NULL THEN coalesce(raw_args::VARCHAR, args) END,
+            'grp': parallel_group
+        } ORDER BY seq) AS calls,
+        bool_and(args_captured) AS args_captured
+    FROM scored_calls
+    GROUP BY turn_id
+)
 SELECT
     turn_id,
-    list(name ORDER BY seq) AS names,
-    list(args ORDER BY seq) AS args,
-    list(CASE WHEN args IS NOT NULL THEN coalesce(raw_args::VARCHAR, args) END ORDER BY seq)
-        AS shown_args,
-    list(parallel_group ORDER BY seq) AS groups,
+    [c.name FOR c IN calls] AS names,
+    [c.args FOR c IN calls] AS args,
+    [c.shown FOR c IN calls] AS shown_args,
+    [c.grp FOR c IN calls] AS groups,
     -- Name and arguments together: equal keys are equal calls (tg_call_keys, mode EXACT).
-    list(name || chr(31) || coalesce(args, chr(0)) ORDER BY seq) AS keys,
-    bool_and(args_captured) AS args_captured
-FROM scored_calls
-GROUP BY turn_id;
+    [c.name || chr(31) || coalesce(c.args, chr(0)) FOR c IN calls] AS keys,
+    args_captured
+FROM ordered;
 
 -- scored_trajectory_pairs: one row per turn with an expectation: its actual calls beside
 -- the expected ones (empty lists where there are none).
@@ -43,18 +56,23 @@ GROUP BY turn_id;
 --   expected_shown_args    their arguments as the eval set wrote them
 --   expected_keys          name and arguments together, per expected call
 CREATE OR REPLACE TEMP TABLE scored_trajectory_pairs AS
-WITH expected AS (
+WITH ordered AS (
     SELECT
         e.turn_id,
-        coalesce(list(c.name ORDER BY c.seq) FILTER (c.name IS NOT NULL), []) AS names,
-        coalesce(list(c.args ORDER BY c.seq) FILTER (c.name IS NOT NULL), []) AS args,
-        coalesce(list(coalesce(c.raw_args, c.args) ORDER BY c.seq) FILTER (c.name IS NOT NULL),
-            []) AS shown_args,
-        coalesce(list(c.name || chr(31) || coalesce(c.args, chr(0)) ORDER BY c.seq)
-            FILTER (c.name IS NOT NULL), []) AS keys
+        coalesce(list({'name': c.name, 'args': c.args, 'shown': coalesce(c.raw_args, c.args)}
+                      ORDER BY c.seq) FILTER (c.name IS NOT NULL), []) AS calls
     FROM scored_expected e
     LEFT JOIN scored_expected_calls c USING (turn_id)
     GROUP BY e.turn_id
+),
+expected AS (
+    SELECT
+        turn_id,
+        [c.name FOR c IN calls] AS names,
+        [c.args FOR c IN calls] AS args,
+        [c.shown FOR c IN calls] AS shown_args,
+        [c.name || chr(31) || coalesce(c.args, chr(0)) FOR c IN calls] AS keys
+    FROM ordered
 )
 SELECT
     e.turn_id,
