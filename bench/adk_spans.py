@@ -27,21 +27,34 @@ _INSTRUCTIONS = json.dumps(
     separators=(",", ":"),
 )
 _TOOLS = ("get_weather", "get_time", "convert_temperature")
-_DEFINITIONS = json.dumps(
-    [
-        {
-            "name": tool,
-            "description": f"{tool} for a city.",
-            "parameters": {
-                "type": "OBJECT",
-                "properties": {"city": {"type": "STRING"}, "unit": {"type": "STRING"}},
-                "required": ["city"],
-            },
-            "type": "function",
+
+
+def tool_definitions(schemas: dict[str, dict[str, Any]]) -> str:
+    """`gen_ai.tool.definitions` as ADK writes it with content capture on: each tool the
+    model is given, by name, with its parameter schema."""
+    return json.dumps(
+        [
+            {
+                "name": tool,
+                "description": f"{tool} for a city.",
+                "parameters": parameters,
+                "type": "function",
+            }
+            for tool, parameters in schemas.items()
+        ],
+        separators=(",", ":"),
+    )
+
+
+WEATHER_TOOLS = tool_definitions(
+    {
+        tool: {
+            "type": "OBJECT",
+            "properties": {"city": {"type": "STRING"}, "unit": {"type": "STRING"}},
+            "required": ["city"],
         }
         for tool in _TOOLS
-    ],
-    separators=(",", ":"),
+    }
 )
 _FORECAST = (
     "the forecast for paris tomorrow is sunny with light wind and a high of twenty one degrees "
@@ -63,6 +76,8 @@ class Turn:
     result: dict[str, Any]
     earlier: Sequence[tuple[str, str]] = ()
     """The session's earlier exchanges (user text, answer): every model request repeats them."""
+    tools: str = WEATHER_TOOLS
+    """The tools every model call is given (`tool_definitions`): the ones its calls name."""
 
 
 def weather_turn(index: int) -> Turn:
@@ -110,7 +125,7 @@ def emit_turn(tracer: Tracer, turn: Turn, session: str, key: str, content: bool 
         history.append(_text_message("user", turn.user_text))
         for call, calls in enumerate([*turn.responses, []]):
             output = _output(calls, turn.final_text)
-            _model_call(tracer, call, invocation, ids, history, output, content)
+            _model_call(tracer, call, invocation, ids, history, output, turn.tools, content)
             history.append(output[0])
             for n, (tool, args) in enumerate(calls):
                 call_id = f"adk-{key}-{call}-{n}-4d5e-8f90-123456789abc"
@@ -128,6 +143,7 @@ def _model_call(
     ids: dict[str, str],
     history: list[dict[str, Any]],
     output: list[dict[str, Any]],
+    tools: str,
     content: bool,
 ) -> None:
     attributes: dict[str, Any] = {
@@ -145,7 +161,7 @@ def _model_call(
     }
     if content:
         attributes["gen_ai.system_instructions"] = _INSTRUCTIONS
-        attributes["gen_ai.tool.definitions"] = _DEFINITIONS
+        attributes["gen_ai.tool.definitions"] = tools
         attributes["gen_ai.input.messages"] = _compact(history)
         attributes["gen_ai.output.messages"] = _compact(output)
     with tracer.start_as_current_span(f"generate_content {MODEL}", attributes=attributes):

@@ -18,7 +18,8 @@ stored.py: ~11 ADK-shaped spans a turn, content captured) from the command's sta
 exits, against ADK's two evaluators on prebuilt invocations of the same turns, interleaved
 round by round, with the machine's load, process CPU seconds and peak RSS of each;
 `--against` also times another build's `tracegrade` (e.g. main's, installed in its own venv)
-in each round.
+in each round. Each build scores a copy it upgraded first (`tracegrade db upgrade`, untimed),
+so it reads turn facts its own SQL made, as its users would.
 `--traffic-sample` times `tracegrade score --sample S --since 24h` on the same spans stored
 as production traffic over 48 hours (traffic.py).
 """
@@ -252,17 +253,20 @@ def end_to_end(
 
     words = SHORT_WORDS if short else WORDS
     db = cached_database(n, cache, words)
-    print(f"{'round':>5} {'who':12} {'turns/s':>9} {'wall s':>8} {'cpu s':>7} {'peak MB':>8} "
-          f"{'lines':>7}  load before")  # fmt: skip
-    runs: dict[str, list[dict[str, Any]]] = {"tracegrade": [], "against": [], "ADK": []}
-    for round_ in range(rounds):
-        runs["tracegrade"].append(_score_command(db))
-        _e2e_row(round_, "tracegrade", n, runs["tracegrade"][-1])
-        if against:
-            runs["against"].append(_score_command(db, executable=against))
-            _e2e_row(round_, "against", n, runs["against"][-1])
-        runs["ADK"].append(_spawn("adk", n, False, words=words))
-        _e2e_row(round_, "ADK", n, runs["ADK"][-1])
+    with tempfile.TemporaryDirectory(dir=cache) as folder:
+        ours = _with_own_facts(db, None, Path(folder))
+        theirs = _with_own_facts(db, against, Path(folder)) if against else None
+        print(f"{'round':>5} {'who':12} {'turns/s':>9} {'wall s':>8} {'cpu s':>7} "
+              f"{'peak MB':>8} {'lines':>7}  load before")  # fmt: skip
+        runs: dict[str, list[dict[str, Any]]] = {"tracegrade": [], "against": [], "ADK": []}
+        for round_ in range(rounds):
+            runs["tracegrade"].append(_score_command(ours))
+            _e2e_row(round_, "tracegrade", n, runs["tracegrade"][-1])
+            if theirs is not None:
+                runs["against"].append(_score_command(theirs, executable=against))
+                _e2e_row(round_, "against", n, runs["against"][-1])
+            runs["ADK"].append(_spawn("adk", n, False, words=words))
+            _e2e_row(round_, "ADK", n, runs["ADK"][-1])
     medians = {who: _medians(r) for who, r in runs.items() if r}
     for who, (wall, cpu) in medians.items():
         print(f"median {who}: {n / wall:,.0f} turns/s to exit ({wall:.1f} s wall, {cpu:.1f} s CPU)")
@@ -324,10 +328,17 @@ def _medians(runs: list[dict[str, Any]]) -> tuple[float, float]:
 def traffic(n: int, rounds: int, cache: Path, sample: float) -> None:
     """`tracegrade score --sample S --since 24h` over the stored run's spans as traffic (see
     stored.cached_traffic: spread over 48 h, so the window holds half of them)."""
-    import duckdb
-    from traffic import HOURS, cached_traffic
+    from traffic import cached_traffic
 
     db = cached_traffic(n, cache)
+    with tempfile.TemporaryDirectory(dir=cache) as folder:
+        _traffic_rounds(n, rounds, _with_own_facts(db, None, Path(folder)), sample)
+
+
+def _traffic_rounds(n: int, rounds: int, db: Path, sample: float) -> None:
+    import duckdb
+    from traffic import HOURS
+
     with duckdb.connect(str(db), read_only=True) as connection:
         found = connection.execute("SELECT count(*), max(start_ns) FROM spans").fetchall()
     spans, newest = found[0]
@@ -340,6 +351,28 @@ def traffic(n: int, rounds: int, cache: Path, sample: float) -> None:
         print(f"{round_:>5} {r['turns']:>6} {r['seconds']:>8.1f} {r['cpu_s']:>7.1f} "
               f"{r['peak_rss_mb']:>8.0f}  {r['load']}")  # fmt: skip
     print(f"median wall {statistics.median(r['seconds'] for r in runs):.1f} s")
+
+
+def _with_own_facts(db: Path, executable: str | None, folder: Path) -> Path:
+    """A copy of the stored run in `folder` after `tracegrade db upgrade` by the build that
+    will be timed on it (`executable`; None: this one), untimed. Turn facts are made by a
+    build's own SQL (store/turn_facts.py, `version`): a build whose SQL differs from the
+    one that stored the run finds them stale and rebuilds every turn from spans, as a user
+    would until their one `db upgrade` after upgrading."""
+    import shutil
+
+    copy = folder / f"{db.stem}-{sum(1 for _ in folder.iterdir())}.duckdb"
+    shutil.copyfile(db, copy)
+    start = time.perf_counter()
+    upgrade = [executable or _TRACEGRADE, "db", "upgrade", "--db", str(copy)]
+    done = subprocess.run(upgrade, capture_output=True, text=True, check=False)
+    if done.returncode:
+        raise SystemExit(f"{' '.join(upgrade)} failed: {done.stderr[-2000:]}")
+    computed = re.search(r"computed for ([\d,]+) traces", done.stdout)
+    print(f"{executable or 'this build'}: db upgrade computed the facts of "
+          f"{computed.group(1) if computed else 0} traces in {time.perf_counter() - start:.0f} s "
+          "(untimed)")  # fmt: skip
+    return copy
 
 
 def _score_command(

@@ -20,14 +20,17 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: adk_spans
 
-from adk_spans import Turn, answer_text, emit_turn
-from synthetic import REPEATS, turns
+from adk_spans import Turn, answer_text, emit_turn, tool_definitions
+from synthetic import REPEATS, TOOLS, tool_schema, turns
 
 RUN_ID = "bench-run"
 EVAL_SET = "bench_set"
 WORDS = (150, 300)  # reference answers of ~1-2 KB
 SHORT_WORDS = (20, 40)  # the bar: answers on which ADK's evaluators run ~5-6x faster
 PART = 20_000
+# Every model call is given the synthetic tools its calls name, with their schemas, as a
+# real agent's are (the weather tools of adk_spans would make every call unknown).
+SYNTHETIC_TOOLS = tool_definitions({name: tool_schema(name) for name in TOOLS})
 
 
 def cached_database(n: int, cache: Path, words: tuple[int, int] = WORDS) -> Path:
@@ -134,4 +137,5 @@ def _adk_turn(index: int, turn: Any) -> Turn:
         final_text=turn.response,
         result={"ok": True, "value": 21.5},
         earlier=[("And before?", answer_text(random.Random(index)))],
+        tools=SYNTHETIC_TOOLS,
     )
