@@ -33,10 +33,13 @@ from tracegrade.report.queries import from_facts
 from tracegrade.scoring import Selection, load_scoring_config, score
 from tracegrade.scoring.selected import drop_selected, select_traces
 from tracegrade.store import LocalReader, SpanWriter, connect
+from tracegrade.store.migrations import migrate
 from tracegrade.store.turn_facts import refresh, version
 from tracegrade.store.view_functions import register_view_functions
 
 RELATIONS = ("scoring_turns", "scoring_turn_calls", "scoring_turn_llm_calls")
+# An eval run's cases, read from its case spans (turn_fact_cases where its facts are fresh).
+EXPECTED = "scoring_expected_turns"
 
 
 def selected(connection: duckdb.DuckDBPyConnection, *, read_facts: bool) -> dict[str, Any]:
@@ -47,7 +50,7 @@ def selected(connection: duckdb.DuckDBPyConnection, *, read_facts: bool) -> dict
         register_view_functions(cursor)
         select_traces(cursor, None, read_facts=read_facts)
         found: dict[str, Any] = {}
-        for name in RELATIONS:
+        for name in (*RELATIONS, EXPECTED):
             described = cursor.execute(f"DESCRIBE {name}").fetchall()
             rows = cursor.execute(f"SELECT * FROM {name}").fetchall()  # noqa: S608 — our names
             found[name] = ([(c[0], c[1]) for c in described], sorted(rows, key=repr))
@@ -63,7 +66,7 @@ def selected(connection: duckdb.DuckDBPyConnection, *, read_facts: bool) -> dict
 def assert_same_rows(connection: duckdb.DuckDBPyConnection) -> dict[str, Any]:
     facts = selected(connection, read_facts=True)
     rebuilt = selected(connection, read_facts=False)
-    for name in RELATIONS:
+    for name in (*RELATIONS, EXPECTED):
         assert facts[name] == rebuilt[name], name
     return facts
 
@@ -100,6 +103,19 @@ def test_an_eval_runs_facts_are_its_rebuilt_rows_and_score_and_report_the_same(
     assert len(facts["scoring_turns"][1]) == turns
     assert facts["scoring_turn_calls"][1]
     assert facts["scoring_turn_llm_calls"][1]
+    assert facts[EXPECTED][1]  # the cases' expected turns, from their kept case spans
+    cases = connection.execute(
+        "SELECT count(*) FROM spans "
+        "WHERE scope_name = 'tracegrade' AND name = 'tracegrade.eval_case'"
+    ).fetchall()
+    assert connection.execute("SELECT count(*) FROM turn_fact_cases").fetchall() == cases
+
+    # A database whose facts were kept before migration 12: it keeps their case spans then.
+    connection.execute("DROP TABLE turn_fact_cases")
+    connection.execute("DELETE FROM tracegrade_migrations WHERE name = '012_turn_fact_cases'")
+    assert migrate(connection) == ["012_turn_fact_cases"]
+    assert connection.execute("SELECT count(*) FROM turn_fact_cases").fetchall() == cases
+    assert assert_same_rows(connection) == facts
 
     loaded = load_scoring_config(None, [str(EVALSET)])
     selection = Selection(run_id=result.run_id)

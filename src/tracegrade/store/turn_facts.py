@@ -4,8 +4,9 @@ Scoring reads each turn as a row of `scoring_turns` with its calls (`scoring_tur
 `scoring_turn_llm_calls`; queries/scoring/00_selected.sql), built from spans that never
 change once the turn is complete. The writer (store.writer) hands the traces each batch
 touched to a `FactKeeper`, whose thread computes those rows with the same SQL into
-`turn_facts`, `turn_fact_calls` and `turn_fact_llm_calls` (migration 010), off the commit
-path, so ingest does not wait for it. Scoring (`mark_fresh`) then reads the facts of the
+`turn_facts`, `turn_fact_calls` and `turn_fact_llm_calls` (migration 010), and an eval
+run's case spans into `turn_fact_cases` (012), off the commit path, so ingest does not
+wait for it. Scoring (`mark_fresh`) then reads the facts of the
 traces whose facts are fresh and rebuilds only the others from their spans.
 
 A trace is complete once it holds a root span (one without a parent): OTel exports a span
@@ -40,7 +41,13 @@ from tracegrade.store.view_functions import register_view_functions
 
 logger = logging.getLogger("tracegrade.store")
 
-FACT_TABLES = ("turn_facts", "turn_fact_calls", "turn_fact_llm_calls", "turn_fact_traces")
+FACT_TABLES = (
+    "turn_facts",
+    "turn_fact_calls",
+    "turn_fact_llm_calls",
+    "turn_fact_cases",
+    "turn_fact_traces",
+)
 FRESH_TRACES = "scoring_fact_traces"
 _CANDIDATES = "_tracegrade_fact_candidates"
 # What queries/scoring/00_selected.sql makes: dropped after a pass here, after a scoring
@@ -176,6 +183,10 @@ def _compute(connection: duckdb.DuckDBPyConnection, spans: str) -> int:
         "SEMI JOIN _tg_fact_turns t USING (turn_id)"
     )
     connection.execute(
+        "INSERT INTO turn_fact_cases SELECT trace_id, span_id, attributes FROM scoring_spans "
+        "WHERE scope_name = 'tracegrade' AND name = 'tracegrade.eval_case'"
+    )
+    connection.execute(
         """
         INSERT INTO turn_fact_traces (trace_id, spans, run_id, run_spans, version)
         WITH counted AS (
@@ -207,7 +218,7 @@ def _delete_facts(connection: duckdb.DuckDBPyConnection) -> None:
             f"DELETE FROM {table} WHERE turn_id IN (SELECT turn_id FROM turn_facts "  # noqa: S608 — constants
             "WHERE trace_id IN (SELECT trace_id FROM scoring_traces))"
         )
-    for table in ("turn_facts", "turn_fact_traces"):
+    for table in ("turn_facts", "turn_fact_cases", "turn_fact_traces"):
         connection.execute(
             f"DELETE FROM {table} WHERE trace_id IN (SELECT trace_id FROM scoring_traces)"  # noqa: S608 — constants
         )
