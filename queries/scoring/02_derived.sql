@@ -15,16 +15,18 @@
 --   args_captured          every call's arguments were recorded
 CREATE OR REPLACE TEMP TABLE scored_trajectories AS
 WITH ordered AS (
-    -- The calls sorted once, as one list of structs (six lists each sorting the calls took
-    -- 0.53 s at 100k turns), then split.
+    -- A turn's calls as one list of structs led by seq, sorted within the list, then split:
+    -- six lists each ordered by seq sorted every call six times (0.53 s at 100k turns), one
+    -- list ordered by seq sorts the structs whole across turns (0.26 s), this 0.15 s.
     SELECT
         turn_id,
-        list({
+        list_sort(list({
+            'seq': seq,
             'name': name,
             'args': args,
             'shown': CASE WHEN args IS NOT NULL THEN coalesce(raw_args::VARCHAR, args) END,
             'grp': parallel_group
-        } ORDER BY seq) AS calls,
+        })) AS calls,
         bool_and(args_captured) AS args_captured
     FROM scored_calls
     GROUP BY turn_id
@@ -59,8 +61,9 @@ CREATE OR REPLACE TEMP TABLE scored_trajectory_pairs AS
 WITH ordered AS (
     SELECT
         e.turn_id,
-        coalesce(list({'name': c.name, 'args': c.args, 'shown': coalesce(c.raw_args, c.args)}
-                      ORDER BY c.seq) FILTER (c.name IS NOT NULL), []) AS calls
+        coalesce(list_sort(list({
+            'seq': c.seq, 'name': c.name, 'args': c.args, 'shown': coalesce(c.raw_args, c.args)
+        }) FILTER (c.name IS NOT NULL)), []) AS calls
     FROM scored_expected e
     LEFT JOIN scored_expected_calls c USING (turn_id)
     GROUP BY e.turn_id
