@@ -1,5 +1,5 @@
 -- The selected traces' eval cases and their expected turns, for a scoring (after
--- 00_selected.sql, from the same `scoring_spans`). Apart from 00_selected.sql because turn
+-- 00_selected.sql: its fresh traces, and the spans it rebuilds). Apart from it because turn
 -- facts are made with that file's SQL only: its digest (store/turn_facts.py, `version`) is
 -- what makes stored facts stale. The writer keeps an eval run's case spans as they are.
 -- score --evalset replaces these rows with the eval set's cases (scoring/matching.py).

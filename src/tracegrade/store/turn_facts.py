@@ -6,8 +6,8 @@ change once the turn is complete. The writer (store.writer) hands the traces eac
 touched to a `FactKeeper`, whose thread computes those rows with the same SQL into
 `turn_facts`, `turn_fact_calls` and `turn_fact_llm_calls` (migration 010), and an eval
 run's case spans into `turn_fact_cases` (012), off the commit path, so ingest does not
-wait for it. Scoring (`mark_fresh`) then reads the facts of the
-traces whose facts are fresh and rebuilds only the others from their spans.
+wait for it. Scoring (`mark_fresh`) then reads the facts of the traces whose facts are
+fresh and rebuilds only the others from their spans.
 
 A trace is complete once it holds a root span (one without a parent): OTel exports a span
 when it ends, and a turn's root ends after everything under it. Facts are computed per
